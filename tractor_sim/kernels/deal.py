@@ -1,0 +1,382 @@
+"""One whole deal, compiled: draw and declare, kitty exchange, 25 tricks, scoring.
+
+The strategies arrive as a tuple of eight first-class functions (team 0's
+declare, discard, lead, follow, then team 1's), unpacked once and called
+inline: measured, a call through a helper function costs 15x more.
+Every answer of a strategy is checked; an illegal one stops the deal with an
+error code in ``err`` (ERR_*) and the situation, for the engine to report.
+"""
+
+import numpy as np
+from numba import njit, types
+
+from tractor_sim.kernels import combos as C
+from tractor_sim.kernels.declare import JOKER_PAIR, NONE, can_declare, kitty_flip_suit
+from tractor_sim.kernels.rng import randint, shuffle, stream_key
+from tractor_sim.kernels.scoring import card_points, kitty_multiplier, level_change, level_row, next_starter
+from tractor_sim.kernels.view import (
+    DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM,
+    M_DRAWN, M_FAILED_THROW, M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
+    M_LEVEL0, M_LEVEL1, M_NDECL, M_NPLAYED, M_OPP_POINTS, M_ROUND1, M_SEAT, M_STARTER, M_TRICK,
+    M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, STRATEGY_TYPE, V_BURIED,
+    V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_ROWS, V_TRICK,
+    V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
+)
+from tractor_sim.rules import R_NO_DECLARE_R1
+
+FUNCS_TYPE = types.UniTuple(STRATEGY_TYPE, 8)
+SCRATCH = 256
+MAX_REDEALS = 1000
+
+# Stream purposes (the last part of a stream key).
+P_SHUFFLE = 0
+P_FIRST = 1
+P_STARTER = 2
+P_SEAT = 10
+
+# Error codes.
+ERR_NONE = 0
+ERR_DECLARE = 1
+ERR_DISCARD = 2
+ERR_LEAD = 3
+ERR_FOLLOW = 4
+ERR_REDEALS = 5
+ERR_HEADER = 8  # err[0..7]: code, seat, decision, trick, redeals, 0, 0, 0; then hand, answer
+
+# Columns of the int64 deal result row (the engine names them, see docs/records.md).
+D_STARTER = 0
+D_DECL_TEAM = 1
+D_TRUMP_RANK = 2
+D_TRUMP_SUIT = 3
+D_TRUMP_SOURCE = 4
+D_REDEALS = 5
+D_KITTY_POINTS = 6
+D_TRICK_POINTS = 7
+D_KITTY_BONUS = 8
+D_THROW_PENALTY = 9
+D_FAILED_THROWS = 10
+D_LAST_WINNER = 11
+D_OPP_POINTS = 12
+D_ROW = 13
+D_KEEP = 14
+D_GAIN = 15
+D_NEXT_STARTER = 16
+D_TRICKS = 17  # 17..20: tricks won per seat
+D_FIELDS = 21
+
+SRC_SINGLE = 0
+SRC_PAIR = 1
+SRC_JOKERS = 2
+SRC_FLIP = 3
+
+
+@njit(cache=True)
+def _set_meta(views, field, value):
+    for v in range(4):
+        views[v, V_META, field] = value
+
+
+@njit(cache=True)
+def _any_declaration(hand, seat, cur_seat, cur_kind, cur_card, rank, rules):
+    """Whether the seat has any declaration allowed now (asks only about cards it holds)."""
+    for suit in range(4):
+        card = suit * 13 + rank
+        k = hand[card]
+        if k >= 1 and can_declare(hand, 1, card, seat, cur_seat, cur_kind, cur_card, rank, rules):
+            return True
+        if k >= 2 and can_declare(hand, 2, card, seat, cur_seat, cur_kind, cur_card, rank, rules):
+            return True
+    for card in (52, 53):
+        if hand[card] >= 2 and can_declare(hand, 3, card, seat, cur_seat, cur_kind, cur_card, rank, rules):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _fail(err, code, seat, decision, trick, redeals, hand, answer):
+    err[0] = code
+    err[1] = seat
+    err[2] = decision
+    err[3] = trick
+    err[4] = redeals
+    for c in range(54):
+        err[ERR_HEADER + c] = hand[c]
+        err[ERR_HEADER + 54 + c] = answer[c]
+
+
+@njit(cache=True)
+def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, ws, row, err, deck):
+    """Play one deal; fill ``row`` (D_* columns); return 0, or an error code.
+
+    ``key_a``/``key_b`` name the deal's random streams (match id and deal in
+    match, or deal id and 0).  In round 1 the declaration decides the
+    declaring team and the starter (``decl_team``/``starter`` are ignored).
+    ``params[team, decision]`` are the strategies' parameter vectors.
+    """
+    decl0, disc0, lead0, foll0, decl1, disc1, lead1, foll1 = fns
+    views, hands, scratch, rngs, plays, tables = ws
+    out = np.zeros(54, dtype=np.int64)
+    rank = 0 if round1 else levels[decl_team]
+    redeals = 0
+    while True:
+        # ---- draw and declare -------------------------------------------------
+        views[:] = 0
+        hands[:] = 0
+        scratch[:] = 0.0
+        for s in range(4):
+            rngs[s, 0] = stream_key(seed, key_a, key_b, P_SEAT + s + 100 * redeals)
+        for i in range(108):
+            deck[i] = i // 2
+        st = np.zeros(1, dtype=np.uint64)
+        st[0] = stream_key(seed, key_a, key_b, P_SHUFFLE + 100 * redeals)
+        shuffle(deck, st)
+        if round1:
+            st[0] = stream_key(seed, key_a, key_b, P_FIRST + 100 * redeals)
+            first = randint(st, 4)
+        else:
+            first = starter
+        tt = tables[rank, 4]
+        for v in range(4):
+            views[v, V_EFF:V_EFF + 8, :] = tt
+            views[v, V_META, M_SEAT] = v
+            views[v, V_META, M_STARTER] = -1 if round1 else starter
+            views[v, V_META, M_DECL_TEAM] = -1 if round1 else decl_team
+            views[v, V_META, M_LEVEL0] = levels[0]
+            views[v, V_META, M_LEVEL1] = levels[1]
+            views[v, V_META, M_TRUMP_RANK] = rank
+            views[v, V_META, M_TRUMP_SUIT] = -1
+            views[v, V_META, M_DECL_SEAT] = -1
+            views[v, V_META, M_ROUND1] = 1 if round1 else 0
+            views[v, V_META, M_DECISION] = DECLARE
+        cur_seat = -1
+        cur_kind = NONE
+        cur_card = -1
+        ndecl = 0
+        for k in range(104):
+            if k < 100:
+                seat = (first + k) % 4
+                card = deck[k]
+                hands[seat, card] += 1
+                views[seat, V_HAND, card] += 1
+                _set_meta(views, M_DRAWN, k + 1)
+            else:
+                seat = (first + k) % 4
+            if not _any_declaration(hands[seat], seat, cur_seat, cur_kind, cur_card, rank, rules):
+                continue
+            out[:] = 0
+            team = seat % 2
+            if team == 0:
+                ans = decl0(views[seat], params[0, DECLARE], rngs[seat], scratch[seat], out)
+            else:
+                ans = decl1(views[seat], params[1, DECLARE], rngs[seat], scratch[seat], out)
+            if ans == 0:
+                continue
+            if not can_declare(hands[seat], out[0], out[1], seat, cur_seat, cur_kind, cur_card, rank, rules):
+                _fail(err, ERR_DECLARE, seat, DECLARE, -1, redeals, hands[seat], out)
+                return ERR_DECLARE
+            cur_seat = seat
+            cur_kind = out[0]
+            cur_card = out[1]
+            if ndecl < 54:
+                for v in range(4):
+                    views[v, V_DECL_SEAT, ndecl] = seat
+                    views[v, V_DECL_KIND, ndecl] = cur_kind
+                    views[v, V_DECL_CARD, ndecl] = cur_card
+                ndecl += 1
+            _set_meta(views, M_NDECL, ndecl)
+            _set_meta(views, M_DECL_SEAT, cur_seat)
+            _set_meta(views, M_DECL_KIND, cur_kind)
+            _set_meta(views, M_DECL_CARD, cur_card)
+        if cur_kind != NONE or not round1:
+            break
+        redeals += 1
+        if redeals >= MAX_REDEALS or rules[R_NO_DECLARE_R1] != 0:
+            _fail(err, ERR_REDEALS, -1, DECLARE, -1, redeals, hands[0], out)
+            return ERR_REDEALS
+    # ---- the trump ------------------------------------------------------------
+    kitty = deck[100:108]
+    if cur_kind == NONE:
+        suit = kitty_flip_suit(kitty, 8, rank)
+        source = SRC_FLIP
+    elif cur_kind == JOKER_PAIR:
+        suit = 4
+        source = SRC_JOKERS
+    else:
+        suit = cur_card // 13
+        source = SRC_SINGLE if cur_kind == 1 else SRC_PAIR
+    if round1:
+        starter = cur_seat
+        decl_team = cur_seat % 2
+    tt = tables[rank, suit]
+    for v in range(4):
+        views[v, V_EFF:V_EFF + 8, :] = tt
+        views[v, V_META, M_TRUMP_SUIT] = suit
+        views[v, V_META, M_STARTER] = starter
+        views[v, V_META, M_DECL_TEAM] = decl_team
+    # ---- kitty exchange -------------------------------------------------------
+    for i in range(8):
+        hands[starter, kitty[i]] += 1
+        views[starter, V_HAND, kitty[i]] += 1
+    _set_meta(views, M_DECISION, DISCARD)
+    out[:] = 0
+    team = starter % 2
+    if team == 0:
+        n = disc0(views[starter], params[0, DISCARD], rngs[starter], scratch[starter], out)
+    else:
+        n = disc1(views[starter], params[1, DISCARD], rngs[starter], scratch[starter], out)
+    if C.ncards(out) != 8 or not _within(out, hands[starter]):
+        _fail(err, ERR_DISCARD, starter, DISCARD, -1, redeals, hands[starter], out)
+        return ERR_DISCARD
+    buried = np.zeros(54, dtype=np.int64)
+    for c in range(54):
+        buried[c] = out[c]
+        hands[starter, c] -= out[c]
+        views[starter, V_HAND, c] -= out[c]
+        views[starter, V_BURIED, c] = out[c]
+    # ---- 25 tricks ------------------------------------------------------------
+    units, ucards = C.new_units()
+    lead_units, lead_ucards = C.new_units()
+    res = np.zeros(4, dtype=np.int64)
+    opp_points = 0
+    trick_points_total = 0
+    penalty_total = 0
+    failed = 0
+    leader = starter
+    tricks = np.zeros(4, dtype=np.int64)
+    lead_n = 0
+    lead_pairs = 0
+    lead_largest = 0
+    winner = leader
+    for t in range(25):
+        _set_meta(views, M_TRICK, t)
+        _set_meta(views, M_LEADER, leader)
+        _set_meta(views, M_NPLAYED, 0)
+        _set_meta(views, M_TRICK_POINTS, 0)
+        _set_meta(views, M_FAILED_THROW, 0)
+        _set_meta(views, M_DECISION, LEAD)
+        plays[:] = 0
+        out[:] = 0
+        if leader % 2 == 0:
+            n = lead0(views[leader], params[0, LEAD], rngs[leader], scratch[leader], out)
+        else:
+            n = lead1(views[leader], params[1, LEAD], rngs[leader], scratch[leader], out)
+        lead_suit = C.combo_suit(out, tt)
+        if lead_suit < 0 or not _within(out, hands[leader]):
+            _fail(err, ERR_LEAD, leader, LEAD, t, redeals, hands[leader], out)
+            return ERR_LEAD
+        nu = C.decompose(out, tt, lead_units, lead_ucards)
+        kind = C.kind_of(lead_units, nu)
+        if kind == C.KIND_THROW:
+            C.check_throw(out, hands, leader, decl_team, tt, rules, lead_units, lead_ucards, nu, res)
+            if res[0] == 0:
+                failed += 1
+                penalty_total += res[3]
+                C.unit_counts(lead_units, lead_ucards, res[2], out)
+                nu = C.decompose(out, tt, lead_units, lead_ucards)
+                kind = C.kind_of(lead_units, nu)
+                _set_meta(views, M_FAILED_THROW, 1)
+        lead_n = C.ncards(out)
+        lead_pairs = C.total_pairs(lead_units, nu)
+        lead_largest = 0
+        longest = 0
+        for i in range(nu):
+            lead_largest = max(lead_largest, lead_units[i, C.UNIT_NCARDS])
+            longest = max(longest, lead_units[i, C.UNIT_PAIRS])
+        _set_meta(views, M_LEAD_N, lead_n)
+        _set_meta(views, M_LEAD_SUIT, lead_suit)
+        _set_meta(views, M_LEAD_PAIRS, lead_pairs)
+        _set_meta(views, M_LEAD_KIND, kind)
+        _set_meta(views, M_LEAD_LONGEST, longest)
+        best = 0
+        best_key = 0 if kind == C.KIND_THROW else lead_units[0, C.UNIT_TOP]
+        points = card_points(out)
+        _play(views, hands, plays, 0, leader, out)
+        _set_meta(views, M_WINNING, leader)
+        _set_meta(views, M_TRICK_POINTS, points)
+        _set_meta(views, M_DECISION, FOLLOW)
+        for i in range(1, 4):
+            seat = (leader + i) % 4
+            _set_meta(views, M_NPLAYED, i)
+            out[:] = 0
+            if seat % 2 == 0:
+                n = foll0(views[seat], params[0, FOLLOW], rngs[seat], scratch[seat], out)
+            else:
+                n = foll1(views[seat], params[1, FOLLOW], rngs[seat], scratch[seat], out)
+            if not C.legal_follow(hands[seat], out, lead_suit, lead_n, lead_pairs, longest, tt, rules):
+                _fail(err, ERR_FOLLOW, seat, FOLLOW, t, redeals, hands[seat], out)
+                return ERR_FOLLOW
+            key = C.play_key(out, lead_suit, kind, lead_units, nu, tt, units, ucards)
+            if key > best_key:
+                best_key = key
+                best = i
+            points += card_points(out)
+            _play(views, hands, plays, i, seat, out)
+            _set_meta(views, M_WINNING, (leader + best) % 4)
+            _set_meta(views, M_TRICK_POINTS, points)
+        winner = (leader + best) % 4
+        tricks[winner] += 1
+        if winner % 2 != decl_team:
+            opp_points += points
+            trick_points_total += points
+        for v in range(4):
+            views[v, V_TRICK_LEADER, t] = leader
+            views[v, V_TRICK_WINNER, t] = winner
+            views[v, V_TRICK_POINTS, t] = points
+            views[v, V_META, M_TRICKS_DONE] = t + 1
+            views[v, V_META, M_OPP_POINTS] = opp_points + penalty_total
+        for i in range(4):
+            seat = (leader + i) % 4
+            for c in range(54):
+                if plays[i, c] != 0:
+                    for v in range(4):
+                        views[v, V_TRICK + seat, c] = 0
+        leader = winner
+    # ---- scoring --------------------------------------------------------------
+    kitty_points = card_points(buried)
+    bonus = 0
+    if winner % 2 != decl_team:
+        bonus = kitty_points * kitty_multiplier(lead_n, lead_pairs, lead_largest, rules)
+    p = trick_points_total + bonus + penalty_total
+    keep, gain = level_change(p)
+    row[D_STARTER] = starter
+    row[D_DECL_TEAM] = decl_team
+    row[D_TRUMP_RANK] = rank
+    row[D_TRUMP_SUIT] = suit
+    row[D_TRUMP_SOURCE] = source
+    row[D_REDEALS] = redeals
+    row[D_KITTY_POINTS] = kitty_points
+    row[D_TRICK_POINTS] = trick_points_total
+    row[D_KITTY_BONUS] = bonus
+    row[D_THROW_PENALTY] = penalty_total
+    row[D_FAILED_THROWS] = failed
+    row[D_LAST_WINNER] = winner
+    row[D_OPP_POINTS] = p
+    row[D_ROW] = level_row(p)
+    row[D_KEEP] = 1 if keep else 0
+    row[D_GAIN] = gain
+    row[D_NEXT_STARTER] = next_starter(starter, keep)
+    for s in range(4):
+        row[D_TRICKS + s] = tricks[s]
+    return ERR_NONE
+
+
+@njit(cache=True)
+def _within(counts, hand):
+    for c in range(54):
+        if counts[c] < 0 or counts[c] > hand[c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _play(views, hands, plays, i, seat, counts):
+    """Record seat's play (the i-th of the trick): hands, the trick, every view."""
+    for c in range(54):
+        k = counts[c]
+        if k != 0:
+            hands[seat, c] -= k
+            plays[i, c] = k
+            views[seat, V_HAND, c] -= k
+            for v in range(4):
+                views[v, V_PLAYED + seat, c] += k
+                views[v, V_TRICK + seat, c] += k

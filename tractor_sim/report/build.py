@@ -1,0 +1,407 @@
+"""Turn a run directory into summary.csv, figures/*.png, report.md and a
+single-file report.html (figures embedded, opens offline).
+
+The report is a list of blocks rendered twice, to Markdown and to HTML, so
+both always say the same thing.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tractor_sim import stats
+from tractor_sim.report import plots
+
+NO_MATCHES = "no matches in this run (fixed-levels mode)"
+
+
+# ------------------------------------------------------------------ numbers
+
+def _num(v, decimals: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, (float, np.floating)):
+        return f"{v:,.{decimals}f}" if abs(v) < 1000 else f"{v:,.0f}"
+    return str(v)
+
+
+def _ci(mean, low, high, decimals: int = 3) -> str:
+    if mean is None or math.isnan(mean):
+        return ""
+    if math.isnan(low):
+        return _num(mean, decimals)
+    return f"{mean:.{decimals}f} [{low:.{decimals}f}, {high:.{decimals}f}]"
+
+
+def _pm(mean: float, half: float) -> str:
+    """'0.12 ± 0.03' with as many decimals as the uncertainty's first digit needs."""
+    d = max(1, -math.floor(math.log10(half))) if half > 0 else 3
+    return f"{mean:.{d}f} ± {half:.{d}f}"
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+# ------------------------------------------------------------------ analysis
+
+def _read_optional(path: Path) -> pd.DataFrame | None:
+    if not path.exists():
+        return None
+    table = pd.read_parquet(path)
+    return table if len(table) else None
+
+
+def _two_policies(d: pd.DataFrame) -> tuple[str, str] | None:
+    """(A, B) of a matchup with two different policies; A is team 0 in half 0."""
+    policies = set(d["policy0"].astype(str)) | set(d["policy1"].astype(str))
+    if len(policies) != 2:
+        return None
+    first = d[d["half"].to_numpy() == 0] if (d["half"].to_numpy() == 0).any() else d
+    a = first["policy0"].astype(str).mode().iloc[0]
+    return a, (policies - {a}).pop()
+
+
+def _matchups(deals: pd.DataFrame):
+    names = deals["matchup"].astype(str)
+    for m in dict.fromkeys(names):
+        yield m, deals[names.to_numpy() == m]
+
+
+def _comparisons(deals: pd.DataFrame) -> list[dict]:
+    out = []
+    for m, d in _matchups(deals):
+        ab = _two_policies(d)
+        if ab is None or set(d["half"].unique()) != {0, 1}:
+            continue
+        try:
+            r = stats.paired_comparison(d, *ab)
+        except ValueError:
+            continue
+        r["matchup"] = m
+        r["mde"] = stats.min_detectable_effect(r["sd"], r["n_pairs"])
+        out.append(r)
+    return out
+
+
+def _markov(deals: pd.DataFrame, match_end: str) -> tuple[list[dict], list[str]]:
+    done, skipped = [], []
+    for m, d in _matchups(deals):
+        ab = _two_policies(d)
+        if ab is None:
+            skipped.append(f"{m}: not two different policies")
+            continue
+        try:
+            r = stats.markov_win_probability(d, *ab, match_end=match_end)
+        except ValueError as e:
+            skipped.append(f"{m}: {e}")
+            continue
+        r["matchup"] = m
+        done.append(r)
+    return done, skipped
+
+
+def _match_end(manifest: dict) -> str:
+    exp = manifest.get("experiment") or {}
+    for where in (exp.get("rules"), exp):
+        if isinstance(where, dict) and where.get("match_end") in stats.MATCH_ENDS:
+            return where["match_end"]
+    return "pass_ace"
+
+
+def _observed_win(matches: pd.DataFrame | None, matchup: str, a: str) -> str:
+    if matches is None:
+        return ""
+    g = matches[matches["matchup"].astype(str).to_numpy() == matchup]
+    if not len(g):
+        return ""
+    won = np.where(g["policy0"].astype(str) == a, g["winner"] == 0, g["winner"] == 1)
+    lo, hi = stats.wilson_interval(int(won.sum()), len(g))
+    return _ci(won.mean(), lo, hi)
+
+
+# ------------------------------------------------------------------ text
+
+def _headline(summary: pd.DataFrame, comparisons: list[dict]) -> str:
+    if comparisons:
+        r = max(comparisons, key=lambda c: abs(c["mean"]))
+        a, b, mean = r["policy_a"], r["policy_b"], r["mean"]
+        if mean < 0:
+            a, b, mean = b, a, -mean
+        half = (r["high"] - r["low"]) / 2
+        where = f" in {r['matchup']}" if len(comparisons) > 1 else ""
+        sig = "" if r["p_value"] < 0.05 else ", not significant at the 5% level"
+        return (f"Policy {a} gains {_pm(mean, half)} levels per deal more than {b}{where} "
+                f"on {r['n_pairs']:,} duplicate {r['unit']} pairs ({_p(r['p_value'])}{sig}).")
+    s = summary.dropna(subset=["level_change"])
+    if not len(s):
+        return "The run recorded no deals to compare."
+    best = s.loc[s["level_change"].idxmax()]
+    ci = (f" (95% CI {best['level_change_low']:+.3f} to {best['level_change_high']:+.3f})"
+          if not math.isnan(best["level_change_low"]) else "")
+    return (f"Policy {best['policy']} has the best mean level change, {best['level_change']:+.3f} "
+            f"levels per deal{ci}, in {best['matchup']} over {int(best['deals']):,} deals.")
+
+
+def _played_sentence(summary: pd.DataFrame) -> str:
+    """Observed match result of the first matchup of two policies, if matches were played."""
+    if "win_rate" not in summary:
+        return ""
+    for m, g in summary.groupby("matchup", sort=False):
+        if len(g) == 2 and g["matches"].notna().all():
+            r = g.iloc[0]
+            return (f"In the matches played{' in ' + m if summary['matchup'].nunique() > 1 else ''}, "
+                    f"{r['policy']} won {int(r['wins']):,} of {int(r['matches']):,} ({r['win_rate']:.3f}, "
+                    f"95% CI {r['win_low']:.3f} to {r['win_high']:.3f}).")
+    return ""
+
+
+def _summary_table(summary: pd.DataFrame) -> pd.DataFrame:
+    s = summary
+    t = pd.DataFrame({
+        "matchup": s["matchup"], "policy": s["policy"], "deals": s["deals"],
+        "level change / deal [95% CI]": [_ci(*v) for v in zip(s["level_change"], s["level_change_low"],
+                                                              s["level_change_high"])],
+        "declared": s["declared"],
+        "hold rate as declarers [95% CI]": [_ci(*v) for v in zip(s["hold_rate"], s["hold_low"], s["hold_high"])],
+        "points as opponents: mean": s["opp_points_mean"].map(lambda v: _num(v, 1)),
+        "median": s["opp_points_q50"].map(lambda v: _num(v, 0)),
+        "quartiles": [f"{_num(a, 0)}-{_num(b, 0)}" for a, b in zip(s["opp_points_q25"], s["opp_points_q75"])],
+    })
+    if "win_rate" in s:
+        t["matches"] = s["matches"].map(lambda v: _num(int(v)) if not math.isnan(v) else "")
+        t["match win rate [95% CI]"] = [_ci(*v) for v in zip(s["win_rate"], s["win_low"], s["win_high"])]
+        t["deals / match"] = s["deals_per_match"].map(lambda v: _num(v, 1))
+    return t
+
+
+def _comparison_table(comparisons: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "matchup": r["matchup"], "A": r["policy_a"], "B": r["policy_b"], "unit": r["unit"],
+        "pairs": r["n_pairs"], "deals": r["deals"],
+        "A's net levels / deal [95% CI]": _ci(r["mean"], r["low"], r["high"], 4),
+        "p-value": _p(r["p_value"]), "sd of pair score": _num(r["sd"]),
+        "detectable effect (80% power)": _num(r["mde"], 4),
+        "unpaired deals for same precision": _num(r["unpaired_deals_needed"], 0),
+        "gain over unpaired": f"{r['efficiency']:.1f}x",
+    } for r in comparisons])
+
+
+def _markov_table(results: list[dict], matches: pd.DataFrame | None) -> pd.DataFrame:
+    rows = []
+    for r in results:
+        row = {"matchup": r["matchup"], "A": r["policy_a"], "B": r["policy_b"], "match end": r["match_end"],
+               "P(A wins) from 2-2 [95% CI]": _ci(r["win_prob"], r["low"], r["high"]),
+               "expected deals": _num(r["expected_deals"], 1),
+               "deals with A / B declaring": f"{r['n_declared']['a']:,} / {r['n_declared']['b']:,}"}
+        if matches is not None:
+            row["observed A win rate [95% CI]"] = _observed_win(matches, r["matchup"], r["policy_a"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _row_table(deals: pd.DataFrame) -> pd.DataFrame:
+    freq = stats.row_frequencies(deals, by_declarer=True)
+    n = freq.pop("n")
+    t = freq.map(lambda v: f"{100 * v:.1f}%")
+    t["deals"] = n.map(_num)
+    return t.reset_index()
+
+
+# ------------------------------------------------------------------ rendering
+
+def _md_table(df: pd.DataFrame) -> str:
+    def cell(v):
+        return (v if isinstance(v, str) else _num(v)).replace("|", "\\|")
+    lines = ["| " + " | ".join(cell(str(c)) for c in df.columns) + " |",
+             "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _html_table(df: pd.DataFrame) -> str:
+    def cell(v):
+        return html.escape(v if isinstance(v, str) else _num(v))
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>"
+                   for row in df.itertuples(index=False))
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _markdown(blocks: list[tuple]) -> str:
+    out = []
+    for kind, *args in blocks:
+        if kind == "h":
+            out.append("#" * args[0] + " " + args[1])
+        elif kind == "p":
+            out.append(args[0])
+        elif kind == "headline":
+            out.append(f"**{args[0]}**")
+        elif kind == "list":
+            out.append("\n".join(f"- {item}" for item in args[0]))
+        elif kind == "code":
+            out.append(f"```{args[1] if len(args) > 1 else ''}\n{args[0]}\n```")
+        elif kind == "table":
+            out.append(_md_table(args[0]))
+        elif kind == "figure":
+            out.append(f"![{args[1]}]({args[0]})\n\n*{args[1]}*")
+    return "\n\n".join(out) + "\n"
+
+
+CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.4}
+table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #bbb;padding:3px 7px}
+th{background:#eee}pre{background:#f5f5f5;padding:.7em;overflow-x:auto}img{max-width:100%}
+figure{margin:1.5em 0}figcaption{font-style:italic}.headline{font-size:115%;font-weight:bold}"""
+
+
+def _html(blocks: list[tuple], title: str, run_dir: Path) -> str:
+    out = []
+    for kind, *args in blocks:
+        if kind == "h":
+            out.append(f"<h{args[0]}>{html.escape(args[1])}</h{args[0]}>")
+        elif kind == "p":
+            out.append(f"<p>{html.escape(args[0])}</p>")
+        elif kind == "headline":
+            out.append(f'<p class="headline">{html.escape(args[0])}</p>')
+        elif kind == "list":
+            out.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in args[0]) + "</ul>")
+        elif kind == "code":
+            out.append(f"<pre><code>{html.escape(args[0])}</code></pre>")
+        elif kind == "table":
+            out.append(_html_table(args[0]))
+        elif kind == "figure":
+            data = base64.b64encode((run_dir / args[0]).read_bytes()).decode("ascii")
+            out.append(f'<figure><img alt="{html.escape(args[1])}" src="data:image/png;base64,{data}">'
+                       f"<figcaption>{html.escape(args[1])}</figcaption></figure>")
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"<style>{CSS}</style></head><body>\n" + "\n".join(out) + "\n</body></html>\n")
+
+
+# ------------------------------------------------------------------ the report
+
+def _versions(v) -> list[str]:
+    if isinstance(v, dict):
+        return [f"{k}: {x}" for k, x in v.items()] or ["(none recorded)"]
+    return [str(v) if v else "(none recorded)"]
+
+
+def _figure(blocks: list, run_dir: Path, name: str, caption: str, draw, *args) -> None:
+    """Draw one figure into blocks, or a line saying why it was skipped."""
+    try:
+        draw(*args, run_dir / "figures" / name)
+    except Exception as e:  # a figure must never sink the report
+        blocks.append(("p", f"{caption}: skipped, the plot failed ({type(e).__name__}: {e})."))
+        return
+    blocks.append(("figure", f"figures/{name}", caption))
+
+
+def build_report(run_dir) -> tuple[Path, Path]:
+    """Write summary.csv, figures/*.png, report.md and report.html into run_dir
+    from its manifest.json, deals.parquet and (optional) matches.parquet."""
+    run_dir = Path(run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    deals = pd.read_parquet(run_dir / "deals.parquet")
+    if not len(deals):
+        raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
+    matches = _read_optional(run_dir / "matches.parquet")
+    (run_dir / "figures").mkdir(exist_ok=True)
+
+    summary = stats.matchup_summary(deals, matches)
+    summary.to_csv(run_dir / "summary.csv", index=False)
+    comparisons = _comparisons(deals)
+    markov, markov_skipped = _markov(deals, _match_end(manifest))
+    match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
+    name = str(manifest.get("name", run_dir.name))
+
+    b: list[tuple] = [("h", 1, f"tractor-sim report: {name}")]
+    b += [("h", 2, "What was run")]
+    b += [("list", [
+        f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
+        f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
+        f"mode: {'matches' if match_mode else 'fixed levels'}; "
+        f"duplicate: {'yes' if comparisons else 'no'}",
+        f"deals: {len(deals):,}; matches: {0 if matches is None else len(matches):,}",
+        "matchups: " + ", ".join(dict.fromkeys(deals["matchup"].astype(str))),
+    ])]
+    b += [("p", "Resolved experiment:"), ("code", json.dumps(manifest.get("experiment", {}), indent=2,
+                                                            default=str), "json")]
+
+    b += [("h", 2, "Headline"), ("headline", _headline(summary, comparisons))]
+    if comparisons:
+        b += [("p", "± is the half-width of the 95% confidence interval; a duplicate pair is one deal "
+                    "(or match) played twice with the policies swapped between the teams.")]
+    if markov:
+        r = markov[0]
+        b += [("p", f"From the deal-level results alone, {r['policy_a']} wins a match against {r['policy_b']} "
+                    f"from 2-2 with probability {r['win_prob']:.3f} (95% CI {r['low']:.3f} to {r['high']:.3f})"
+                    f"{' in ' + r['matchup'] if len(markov) > 1 else ''}.")]
+
+    played = _played_sentence(summary)
+    if played:
+        b += [("p", played)]
+
+    b += [("h", 2, "Tables"), ("h", 3, "Per matchup and policy"),
+          ("p", "Level change per deal: the policy's team gain minus the other team's, with a t interval "
+                "that treats deals as independent. Hold rate: share of the policy's declaring deals with "
+                "p < 80. Points as opponents: p when the policy was the declarers' opponents."),
+          ("table", _summary_table(summary))]
+    if comparisons:
+        b += [("h", 3, "Duplicate pairs"),
+              ("p", "Pair score: A's level change over both halves divided by the deals in the pair; "
+                    "t-test against 0. 'Unpaired deals for same precision' is how many independent deals "
+                    "would give the same standard error (pairs x unpaired variance / pair-score variance)."),
+              ("table", _comparison_table(comparisons))]
+    b += [("h", 3, "Level-table rows by declaring policy"), ("table", _row_table(deals))]
+    if markov or markov_skipped:
+        b += [("h", 3, "Match win probability (Markov chain)"),
+              ("p", "Absorbing chain over (level of A, level of B, declaring team), with each declaring "
+                    "policy's row distribution estimated from the deals and assumed independent of the "
+                    "levels; first declarer 50/50. Interval: parametric bootstrap of the row counts.")]
+        if markov:
+            b += [("table", _markov_table(markov, matches))]
+        b += [("p", f"Skipped {s}.") for s in markov_skipped]
+
+    b += [("h", 2, "Figures")]
+    _figure(b, run_dir, "opp_points.png", "Opponents' points by policy (as declarers' opponents)",
+            plots.plot_opp_points, deals)
+    _figure(b, run_dir, "row_frequencies.png", "Level-table row frequencies by declaring policy",
+            plots.plot_row_frequencies, deals)
+    _figure(b, run_dir, "level_change.png", "Level change per deal with 95% intervals",
+            plots.plot_level_change, summary)
+    if matches is not None:
+        _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+    else:
+        b += [("p", f"Deals per match: skipped, {NO_MATCHES}.")]
+    if match_mode:
+        _figure(b, run_dir, "level_trajectories.png", "Levels through a match",
+                plots.plot_level_trajectories, deals)
+    else:
+        b += [("p", f"Level trajectories: skipped, {NO_MATCHES}.")]
+    for i, r in enumerate(markov):
+        title = f"P({r['policy_a']} wins) by starting levels, {r['matchup']}"
+        _figure(b, run_dir, f"win_probability_{i}.png", title,
+                lambda path, t=r["table"], title=title: plots.plot_win_heatmap(t, path, title))
+    if not markov:
+        b += [("p", "Win probability heatmap: skipped, no matchup of two policies with both declaring.")]
+
+    b += [("h", 2, "Reproduce"),
+          ("p", f"Run this command (root seed {manifest.get('seed', '')}); the same seed gives the same tables:"),
+          ("code", str(manifest.get("command", "")), "sh"),
+          ("p", "Rebuild this report from the run directory:"),
+          ("code", f"python -c 'from tractor_sim.report import build_report; build_report(\"{run_dir}\")'", "sh"),
+          ("p", "Versions:"),
+          ("list", _versions(manifest.get("versions")))]
+
+    md_path, html_path = run_dir / "report.md", run_dir / "report.html"
+    md_path.write_text(_markdown(b))
+    html_path.write_text(_html(b, f"tractor-sim report: {name}", run_dir))
+    return md_path, html_path

@@ -1,0 +1,171 @@
+"""Figures of a run: each function takes DataFrames and a path, writes a PNG
+and returns the path.
+
+Figures are built on the Agg canvas directly (no pyplot state), so they
+work headless and from worker threads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from tractor_sim.stats import LEVEL_NAMES, row_frequencies
+
+DPI = 100
+
+
+def _figure(width: float = 7.0, height: float = 4.0) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Figure, path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    return path
+
+
+def _label(policy: str, matchup: str, several: bool) -> str:
+    return f"{policy} ({matchup})" if several else policy
+
+
+def plot_opp_points(deals: pd.DataFrame, path) -> Path:
+    """Distribution of the points each policy took as the declarers' opponents."""
+    opp_team = 1 - deals["declaring_team"].to_numpy()
+    policy = np.where(opp_team == 0, deals["policy0"].astype(str), deals["policy1"].astype(str))
+    frame = pd.DataFrame({"matchup": deals["matchup"].astype(str).to_numpy(), "policy": policy,
+                          "p": deals["opp_points"].to_numpy(np.int64)})
+    several = frame["matchup"].nunique() > 1
+    lo = min(-10, int(frame["p"].min()) // 10 * 10 - 10)
+    hi = max(200, int(frame["p"].max()) + 10)
+    bins = np.arange(lo, hi + 10, 10) - 2.5  # boundaries at 37.5, 77.5, ...: one level-table row per bin
+    fig = _figure()
+    ax = fig.add_subplot()
+    for (m, p), g in frame.groupby(["matchup", "policy"], sort=False):
+        ax.hist(g["p"], bins=bins, weights=np.full(len(g), 1 / len(g)), histtype="step",
+                linewidth=1.5, label=_label(p, m, several))
+    for edge in range(40, hi, 40):
+        ax.axvline(edge - 2.5, color="grey", linewidth=0.5, linestyle=":")
+    ax.set_xlabel("opponents' points p (dotted: level-table boundaries)")
+    ax.set_ylabel("share of deals")
+    ax.set_title("Points taken as the declarers' opponents, by policy")
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def plot_row_frequencies(deals: pd.DataFrame, path) -> Path:
+    """How often each level-table row happens, by matchup and declaring policy."""
+    freq = row_frequencies(deals, by_declarer=True).drop(columns="n")
+    several = len(freq.index.get_level_values(0).unique()) > 1
+    fig = _figure(8, 4)
+    ax = fig.add_subplot()
+    x = np.arange(freq.shape[1])
+    width = 0.8 / len(freq)
+    for i, ((m, p), values) in enumerate(freq.iterrows()):
+        ax.bar(x + (i - (len(freq) - 1) / 2) * width, values.to_numpy(), width,
+               label=f"{_label(p, m, several)} declaring")
+    ax.set_xticks(x, freq.columns, rotation=45, ha="right")
+    ax.set_xlabel("opponents' points (level-table row)")
+    ax.set_ylabel("share of deals")
+    ax.set_title("Level-table row frequencies")
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def plot_level_change(summary: pd.DataFrame, path) -> Path:
+    """Forest plot: mean level change per deal with its CI, per matchup and policy."""
+    s = summary.reset_index(drop=True)
+    labels = [f"{p} ({m})" for m, p in zip(s["matchup"], s["policy"])]
+    fig = _figure(7, 1.2 + 0.35 * len(s))
+    ax = fig.add_subplot()
+    y = np.arange(len(s))[::-1]
+    mean = s["level_change"].to_numpy(float)
+    err = np.vstack([mean - s["level_change_low"].to_numpy(float), s["level_change_high"].to_numpy(float) - mean])
+    ax.errorbar(mean, y, xerr=np.nan_to_num(err), fmt="o", capsize=3)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("mean level change per deal (95% CI, deals taken as independent)")
+    ax.set_title("Level change per deal")
+    return _save(fig, path)
+
+
+def plot_deals_per_match(matches: pd.DataFrame, path) -> Path:
+    """Histogram of match lengths, per matchup."""
+    fig = _figure()
+    ax = fig.add_subplot()
+    n = matches["deals"].to_numpy(np.int64)
+    bins = np.arange(n.min(), n.max() + 2) - 0.5
+    for m, g in matches.groupby(matches["matchup"].astype(str), sort=False):
+        ax.hist(g["deals"], bins=bins, weights=np.full(len(g), 1 / len(g)), histtype="step",
+                linewidth=1.5, label=m)
+    ax.set_xlabel("deals in the match")
+    ax.set_ylabel("share of matches")
+    ax.set_title("Deals per match")
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def _level_paths(g: pd.DataFrame) -> pd.DataFrame:
+    """Levels of every (match, team) by deal_in_match, the final level carried forward."""
+    g = g.reset_index(drop=True)
+    key = ["half", "match_id"]
+    last = g.loc[g.groupby(key, sort=False)["deal_in_match"].idxmax()]
+    parts = []
+    for team in (0, 1):
+        before = pd.DataFrame({"half": g["half"], "match_id": g["match_id"], "t": g["deal_in_match"],
+                               "policy": g[f"policy{team}"].astype(str), "level": g[f"level{team}_before"]})
+        after = pd.DataFrame({"half": last["half"], "match_id": last["match_id"], "t": last["deal_in_match"] + 1,
+                              "policy": last[f"policy{team}"].astype(str), "level": last[f"level{team}_after"]})
+        both = pd.concat([before, after])
+        both["team"] = team
+        parts.append(both)
+    long = pd.concat(parts)
+    return long.pivot_table(index=["half", "match_id", "team", "policy"], columns="t", values="level")
+
+
+def plot_level_trajectories(deals: pd.DataFrame, path) -> Path:
+    """Median and 10-90% band of each policy's team level through a match."""
+    d = deals[deals["match_id"].to_numpy() >= 0]
+    matchups = list(dict.fromkeys(d["matchup"].astype(str)))
+    fig = _figure(7, 3.2 * len(matchups))
+    for i, m in enumerate(matchups):
+        ax = fig.add_subplot(len(matchups), 1, i + 1)
+        paths = _level_paths(d[d["matchup"].astype(str).to_numpy() == m])
+        t_max = int(np.quantile(paths.notna().sum(axis=1), 0.99))  # cut the longest 1% tail
+        paths = paths.ffill(axis=1).loc[:, paths.columns[:t_max]].clip(upper=13)
+        for p, g in paths.groupby(level="policy", sort=False):
+            q = g.quantile([0.1, 0.5, 0.9])
+            x = q.columns.to_numpy()
+            line, = ax.plot(x, q.loc[0.5], label=p)
+            ax.fill_between(x, q.loc[0.1], q.loc[0.9], color=line.get_color(), alpha=0.2)
+        ax.set_yticks(range(0, 14), list(LEVEL_NAMES) + ["win"])
+        ax.set_xlabel("deal in match")
+        ax.set_ylabel("level")
+        ax.set_title(f"Level through the match: median and 10-90% band ({m})")
+        ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probability") -> Path:
+    """Heatmap of a win-probability table (rows: A's starting level, columns: B's)."""
+    fig = _figure(6.5, 5.5)
+    ax = fig.add_subplot()
+    values = table.to_numpy(float)
+    im = ax.imshow(values, origin="lower", cmap="RdBu", vmin=0, vmax=1)
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                color="white" if abs(v - 0.5) > 0.3 else "black")
+    ax.set_xticks(range(values.shape[1]), table.columns)
+    ax.set_yticks(range(values.shape[0]), table.index)
+    ax.set_xlabel(table.columns.name or "")
+    ax.set_ylabel(table.index.name or "")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    return _save(fig, path)

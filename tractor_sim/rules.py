@@ -1,0 +1,142 @@
+"""Rule options and presets, encoded as an int array for the kernels.
+
+Every point that RULES.md marks as a decision is an option here, so a user can
+switch it; the kernels read the options from an int64 array (``Rules.encode``)
+and never recompile for a variant.  See docs/decisions.md for each option.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+# Index of each option in the encoded array (read by the kernels).
+R_RANK_TRUMPS_NT = 0
+R_THROW_CHECK = 1
+R_THROW_FORCED = 2
+R_THROW_PENALTY = 3
+R_KITTY_MULT = 4
+R_MATCH_END = 5
+R_SELF_OVERRIDE = 6
+R_NO_DECLARE_R1 = 7
+R_FOLLOW_TRACTOR = 8
+R_PAIR_OVERRIDE = 9
+N_RULE_FIELDS = 10
+
+# Choice options: name -> allowed values, in the order of their codes.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "throw_check": ("all_others", "opponents_only"),
+    "throw_forced_part": ("fewest_then_lowest", "lowest", "highest"),
+    "kitty_multiplier": ("twice_lead_size", "pow2_pairs", "twice_largest_unit"),
+    "match_end": ("pass_ace", "reach_ace"),
+    "self_override": ("strengthen_only", "any"),
+    "no_declaration_round1": ("redeal",),
+    "pair_override": ("none",),
+}
+
+DESCRIPTIONS = {
+    "rank_trumps_in_no_trump": "in a no-trump round the trump-rank cards stay trumps, just below BJ",
+    "throw_check": "whose cards can block a throw: every other player, or opponents only",
+    "throw_forced_part": "which beatable part a failed throw must lead",
+    "throw_penalty": "points per card taken back after a failed throw (0: no penalty)",
+    "kitty_multiplier": "how the last lead multiplies the kitty's points",
+    "match_end": "a match ends when a team passes the Ace, or reaches it",
+    "self_override": "a player may override his own declaration only to strengthen it, or freely",
+    "no_declaration_round1": "what happens when nobody declares in round 1",
+    "follow_tractor": "a follower holding a tractor in the led suit must play it",
+    "pair_override": "whether a trump-rank pair may override a lower pair",
+}
+
+
+class RulesError(ValueError):
+    """An unknown option or a bad value; the message names it."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One rule set. ``Rules()`` is the ``standard`` preset."""
+
+    rank_trumps_in_no_trump: bool = False
+    throw_check: str = "all_others"
+    throw_forced_part: str = "fewest_then_lowest"
+    throw_penalty: int = 10
+    kitty_multiplier: str = "twice_lead_size"
+    match_end: str = "pass_ace"
+    self_override: str = "strengthen_only"
+    no_declaration_round1: str = "redeal"
+    follow_tractor: bool = False
+    pair_override: str = "none"
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in CHOICES:
+                if value not in CHOICES[f.name]:
+                    raise RulesError(
+                        f"rule option {f.name!r}: bad value {value!r}; "
+                        f"expected one of {', '.join(CHOICES[f.name])}"
+                    )
+            elif f.type in ("bool", bool):
+                if not isinstance(value, bool):
+                    raise RulesError(f"rule option {f.name!r}: expected true or false, got {value!r}")
+            elif f.type in ("int", int):
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise RulesError(f"rule option {f.name!r}: expected a whole number >= 0, got {value!r}")
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any] | None = None, preset: str | None = None) -> "Rules":
+        """A preset (default ``standard``) with options overridden by name."""
+        options = dict(options or {})
+        preset = options.pop("preset", preset) or "standard"
+        if preset not in PRESETS:
+            raise RulesError(f"unknown rules preset {preset!r}{_suggest(preset, PRESETS)}")
+        known = {f.name for f in fields(cls)}
+        for name in options:
+            if name not in known:
+                raise RulesError(f"unknown rule option {name!r}{_suggest(name, known)}")
+        return replace(PRESETS[preset], **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def encode(self):
+        """The int64 array the kernels read (indices R_*)."""
+        import numpy as np
+
+        a = np.zeros(N_RULE_FIELDS, dtype=np.int64)
+        a[R_RANK_TRUMPS_NT] = int(self.rank_trumps_in_no_trump)
+        a[R_THROW_CHECK] = CHOICES["throw_check"].index(self.throw_check)
+        a[R_THROW_FORCED] = CHOICES["throw_forced_part"].index(self.throw_forced_part)
+        a[R_THROW_PENALTY] = self.throw_penalty
+        a[R_KITTY_MULT] = CHOICES["kitty_multiplier"].index(self.kitty_multiplier)
+        a[R_MATCH_END] = CHOICES["match_end"].index(self.match_end)
+        a[R_SELF_OVERRIDE] = CHOICES["self_override"].index(self.self_override)
+        a[R_NO_DECLARE_R1] = CHOICES["no_declaration_round1"].index(self.no_declaration_round1)
+        a[R_FOLLOW_TRACTOR] = int(self.follow_tractor)
+        a[R_PAIR_OVERRIDE] = CHOICES["pair_override"].index(self.pair_override)
+        return a
+
+
+def _suggest(name: str, valid) -> str:
+    close = difflib.get_close_matches(str(name), sorted(valid), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+PRESETS: dict[str, Rules] = {
+    "standard": Rules(),
+    "russian": Rules(match_end="reach_ace"),
+}
+
+
+def as_rules(rules: "Rules | dict | str | None") -> Rules:
+    """Accept a Rules, a dict of options (with optional 'preset'), a preset name or None."""
+    if rules is None:
+        return PRESETS["standard"]
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return Rules.from_dict({}, preset=rules)
+    if isinstance(rules, dict):
+        return Rules.from_dict(rules)
+    raise RulesError(f"rules must be a preset name or a table of options, got {type(rules).__name__}")
