@@ -105,13 +105,15 @@ def _fail(err, code, seat, decision, trick, redeals, hand, answer):
 
 
 @njit(cache=True)
-def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, ws, row, err, deck):
+def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, ws, row, err, deck, log):
     """Play one deal; fill ``row`` (D_* columns); return 0, or an error code.
 
     ``key_a``/``key_b`` name the deal's random streams (match id and deal in
     match, or deal id and 0).  In round 1 the declaration decides the
     declaring team and the starter (``decl_team``/``starter`` are ignored).
     ``params[team, decision]`` are the strategies' parameter vectors.
+    ``log`` (LOG_* events, see ``_log``) is filled only when it has more
+    than one row, for replays.
     """
     decl0, disc0, lead0, foll0, decl1, disc1, lead1, foll1 = fns
     views, hands, scratch, rngs, plays, tables = ws
@@ -159,6 +161,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 hands[seat, card] += 1
                 views[seat, V_HAND, card] += 1
                 _set_meta(views, M_DRAWN, k + 1)
+                _log(log, LOG_DRAW, seat, card, 0, out, False)
             else:
                 seat = (first + k) % 4
             if not _any_declaration(hands[seat], seat, cur_seat, cur_kind, cur_card, rank, rules):
@@ -177,6 +180,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             cur_seat = seat
             cur_kind = out[0]
             cur_card = out[1]
+            _log(log, LOG_DECLARE, seat, cur_kind, cur_card, out, False)
             if ndecl < 54:
                 for v in range(4):
                     views[v, V_DECL_SEAT, ndecl] = seat
@@ -189,6 +193,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             _set_meta(views, M_DECL_CARD, cur_card)
         if cur_kind != NONE or not round1:
             break
+        _log(log, LOG_REDEAL, -1, redeals, 0, out, False)
         redeals += 1
         if redeals >= MAX_REDEALS or rules[R_NO_DECLARE_R1] != 0:
             _fail(err, ERR_REDEALS, -1, DECLARE, -1, redeals, hands[0], out)
@@ -213,6 +218,10 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         views[v, V_META, M_TRUMP_SUIT] = suit
         views[v, V_META, M_STARTER] = starter
         views[v, V_META, M_DECL_TEAM] = decl_team
+    _log(log, LOG_TRUMP, starter, suit, source, out, False)
+    for s in range(4):
+        _log(log, LOG_HAND, s, 0, 0, hands[s], True)
+    _log(log, LOG_KITTY, starter, 0, 0, deck[100:108], False)
     # ---- kitty exchange -------------------------------------------------------
     for i in range(8):
         hands[starter, kitty[i]] += 1
@@ -227,6 +236,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     if C.ncards(out) != 8 or not _within(out, hands[starter]):
         _fail(err, ERR_DISCARD, starter, DISCARD, -1, redeals, hands[starter], out)
         return ERR_DISCARD
+    _log(log, LOG_BURY, starter, 0, 0, out, True)
     buried = np.zeros(54, dtype=np.int64)
     for c in range(54):
         buried[c] = out[c]
@@ -266,12 +276,14 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             return ERR_LEAD
         nu = C.decompose(out, tt, lead_units, lead_ucards)
         kind = C.kind_of(lead_units, nu)
+        _log(log, LOG_LEAD, leader, t, 0, out, True)
         if kind == C.KIND_THROW:
             C.check_throw(out, hands, leader, decl_team, tt, rules, lead_units, lead_ucards, nu, res)
             if res[0] == 0:
                 failed += 1
                 penalty_total += res[3]
                 C.unit_counts(lead_units, lead_ucards, res[2], out)
+                _log(log, LOG_FAILED_THROW, leader, res[1], res[3], out, True)
                 nu = C.decompose(out, tt, lead_units, lead_ucards)
                 kind = C.kind_of(lead_units, nu)
                 _set_meta(views, M_FAILED_THROW, 1)
@@ -305,6 +317,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             if not C.legal_follow(hands[seat], out, lead_suit, lead_n, lead_pairs, longest, tt, rules):
                 _fail(err, ERR_FOLLOW, seat, FOLLOW, t, redeals, hands[seat], out)
                 return ERR_FOLLOW
+            _log(log, LOG_FOLLOW, seat, t, 0, out, True)
             key = C.play_key(out, lead_suit, kind, lead_units, nu, tt, units, ucards)
             if key > best_key:
                 best_key = key
@@ -315,6 +328,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             _set_meta(views, M_TRICK_POINTS, points)
         winner = (leader + best) % 4
         tricks[winner] += 1
+        _log(log, LOG_TRICK, winner, t, points, out, False)
         if winner % 2 != decl_team:
             opp_points += points
             trick_points_total += points
@@ -358,6 +372,38 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     for s in range(4):
         row[D_TRICKS + s] = tricks[s]
     return ERR_NONE
+
+
+LOG_DRAW = 1  # seat drew card a
+LOG_DECLARE = 2  # seat declared kind a with card b
+LOG_REDEAL = 3  # nobody declared: redeal number a
+LOG_TRUMP = 4  # starter (seat), suit a, source b
+LOG_HAND = 5  # seat's hand after the draw (counts)
+LOG_KITTY = 6  # the kitty as dealt (a list of 8 card ids in the counts columns)
+LOG_BURY = 7  # the cards the starter buried (counts)
+LOG_LEAD = 8  # seat led (counts) in trick a
+LOG_FAILED_THROW = 9  # the throw failed: blocked by seat a, penalty b, forced part (counts)
+LOG_FOLLOW = 10  # seat followed (counts) in trick a
+LOG_TRICK = 11  # seat won trick a with b points
+LOG_COLS = 4 + 54
+
+
+@njit(cache=True)
+def _log(log, kind, seat, a, b, cards, is_counts):
+    """Append an event (row 0 holds the count); a one-row log records nothing."""
+    if log.shape[0] <= 1:
+        return
+    i = log[0, 0] + 1
+    if i >= log.shape[0]:
+        return
+    log[0, 0] = i
+    log[i, 0] = kind
+    log[i, 1] = seat
+    log[i, 2] = a
+    log[i, 3] = b
+    n = cards.shape[0] if cards.shape[0] < 54 else 54
+    for c in range(n):
+        log[i, 4 + c] = cards[c]
 
 
 @njit(cache=True)

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, FUNCS_TYPE
-from tractor_sim.kernels.deal import P_STARTER, SCRATCH, play_deal
+from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, SCRATCH, play_deal
 from tractor_sim.kernels.rng import randint, stream_key
 from tractor_sim.kernels.scoring import match_winner
 from tractor_sim.kernels.view import V_ROWS
@@ -44,7 +44,9 @@ CHUNK_SIG = types.int64(
     FUNCS_TYPE,
     types.int64[:, ::1],  # deal rows out
     types.int64[:, ::1],  # match rows out
-    types.int64[::1],  # err out (code, seat, decision, trick, redeals, id, deal in match, 0, hand, answer)
+    types.int64[::1],  # err/status out (code, seat, decision, trick, redeals, id, deal in match, done, hand, answer)
+    types.int64[:, ::1],  # event log of one deal, for replays (deal.LOG_*)
+    types.int64,  # the deal id to log (-1: none)
 )
 
 
@@ -86,31 +88,39 @@ def _write(deals, i, deal_id, match_id, d, levels, row):
 
 
 @njit(CHUNK_SIG, cache=True)
-def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err):
+def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id):
     """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.
 
-    On a strategy error the rows written so far stay valid, ``err`` holds the
-    situation, and the return value is minus one minus the rows written.
+    ``err[7]`` counts the deals or matches completed: a match is started only
+    while ``deals`` has room for MAX_DEALS_PER_MATCH more rows.  On a strategy
+    error the rows written so far stay valid, ``err`` holds the situation, and
+    the return value is minus one minus the rows written.
     """
     ws = new_workspace(rules)
     deck = np.zeros(108, dtype=np.int64)
     row = np.zeros(D_FIELDS, dtype=np.int64)
     levels = np.zeros(2, dtype=np.int64)
     st = np.zeros(1, dtype=np.uint64)
+    nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
     nrows = 0
+    err[7] = 0
     for item in range(n):
+        if nrows + (1 if mode == MODE_FIXED else MAX_DEALS_PER_MATCH) > deals.shape[0]:
+            return nrows  # out of room: the caller continues from err[7]
         ident = first_id + item
         if mode == MODE_FIXED:
             levels[0] = fixed_levels[0]
             levels[1] = fixed_levels[1]
             st[0] = stream_key(seed, ident, 0, P_STARTER)
             starter = fixed_team + 2 * randint(st, 2)
-            code = play_deal(seed, ident, 0, False, levels, fixed_team, starter, rules, params, fns, ws, row, err, deck)
+            code = play_deal(seed, ident, 0, False, levels, fixed_team, starter, rules, params, fns, ws, row, err, deck,
+                             log if ident == log_id else nolog)
             if code != 0:
                 err[5] = ident
                 return -1 - nrows
             _write(deals, nrows, ident, -1, 0, levels, row)
             nrows += 1
+            err[7] = item + 1
             continue
         levels[0] = 0
         levels[1] = 0
@@ -119,7 +129,9 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         winner = -1
         d = 0
         while d < MAX_DEALS_PER_MATCH:
-            code = play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws, row, err, deck)
+            key = ident * MAX_DEALS_PER_MATCH + d
+            code = play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws, row, err, deck,
+                             log if key == log_id else nolog)
             if code != 0:
                 err[5] = ident
                 err[6] = d
@@ -139,4 +151,5 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         matches[item, 2] = d
         matches[item, 3] = levels[0]
         matches[item, 4] = levels[1]
+        err[7] = item + 1
     return nrows

@@ -1,0 +1,275 @@
+"""Seeds, chunks, duplicate deals, and kernel records to DataFrames.
+
+A run is cut into chunks, each a plain picklable ``ChunkSpec`` (matchup,
+half, first deal or match id, count).  ``run_chunk`` plays one chunk in one
+kernel call; every deal's randomness is keyed to (seed, id), so the results
+do not depend on the chunking, the worker or the backend.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tractor_sim.cards import card_str
+from tractor_sim.kernels import deal as D
+from tractor_sim.kernels import match as M
+from tractor_sim.kernels.view import DECISIONS
+from tractor_sim.rules import Rules, as_rules
+
+warnings.filterwarnings("ignore", message="First-class function type feature is experimental")
+
+MODES = ("fixed", "match")
+SEED_MAX = 2**64 - 1
+
+DEAL_COLUMNS = {
+    "deal_id": ("int64", M.X_DEAL_ID),
+    "match_id": ("int64", M.X_MATCH_ID),
+    "deal_in_match": ("int32", M.X_DEAL_IN_MATCH),
+    "starter": ("int8", M.X_D + D.D_STARTER),
+    "declaring_team": ("int8", M.X_D + D.D_DECL_TEAM),
+    "trump_rank": ("int8", M.X_D + D.D_TRUMP_RANK),
+    "trump_suit": ("int8", M.X_D + D.D_TRUMP_SUIT),
+    "trump_source": ("int8", M.X_D + D.D_TRUMP_SOURCE),
+    "redeals": ("int16", M.X_D + D.D_REDEALS),
+    "kitty_points": ("int16", M.X_D + D.D_KITTY_POINTS),
+    "trick_points": ("int16", M.X_D + D.D_TRICK_POINTS),
+    "kitty_bonus": ("int16", M.X_D + D.D_KITTY_BONUS),
+    "throw_penalty": ("int16", M.X_D + D.D_THROW_PENALTY),
+    "failed_throws": ("int8", M.X_D + D.D_FAILED_THROWS),
+    "last_winner": ("int8", M.X_D + D.D_LAST_WINNER),
+    "opp_points": ("int16", M.X_D + D.D_OPP_POINTS),
+    "row": ("int8", M.X_D + D.D_ROW),
+    "level0_before": ("int8", M.X_LEVEL0_BEFORE),
+    "level1_before": ("int8", M.X_LEVEL1_BEFORE),
+    "level0_after": ("int8", M.X_LEVEL0_AFTER),
+    "level1_after": ("int8", M.X_LEVEL1_AFTER),
+    "gain_team": ("int8", M.X_GAIN_TEAM),
+    "gain": ("int8", M.X_D + D.D_GAIN),
+    **{f"tricks{s}": ("int8", M.X_D + D.D_TRICKS + s) for s in range(4)},
+}
+DEAL_DTYPE = np.dtype([(name, dt) for name, (dt, _) in DEAL_COLUMNS.items()])
+MATCH_DTYPE = np.dtype([("match_id", "int64"), ("winner", "int8"), ("deals", "int32"),
+                        ("level0_final", "int8"), ("level1_final", "int8")])
+ERR_NAMES = {D.ERR_DECLARE: "an illegal declaration", D.ERR_DISCARD: "an illegal discard",
+             D.ERR_LEAD: "an illegal lead", D.ERR_FOLLOW: "an illegal follow",
+             D.ERR_REDEALS: "too many redeals (nobody ever declares)"}
+
+
+class SimulationError(RuntimeError):
+    """A run stopped: names the strategy, the deal and seed, and the situation."""
+
+
+@dataclass(frozen=True)
+class ChunkSpec:
+    """One kernel call's worth of work; plain data, so it pickles to any worker."""
+
+    matchup: str
+    policies: tuple  # (team 0 policy spec, team 1 policy spec) as played in this half
+    names: tuple  # their display names
+    half: int
+    mode: str
+    first_id: int
+    count: int
+    seed: int
+    rules: dict
+    levels: tuple = (0, 0)
+    declaring_team: int = 0
+    modules: tuple = ()  # user strategy modules to load in the worker
+
+
+@dataclass
+class ChunkResult:
+    spec: ChunkSpec
+    deals: np.ndarray  # DEAL_DTYPE records
+    matches: np.ndarray  # MATCH_DTYPE records
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def _policy_name(spec) -> str:
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, dict):
+        return spec.get("name") or spec.get("policy") or "custom"
+    return str(spec)
+
+
+def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate=True,
+                chunk_size=10_000, levels=(0, 0), declaring_team=0, modules=()) -> list[ChunkSpec]:
+    """Cut a run into chunks: every matchup, each half, ``n`` deals or matches."""
+    if mode not in MODES:
+        raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"count: expected a positive whole number, got {n!r}")
+    if not isinstance(seed, (int, np.integer)) or not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed: expected a whole number from 0 to 2**64-1, got {seed!r}")
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size: expected a positive whole number, got {chunk_size!r}")
+    rules_dict = as_rules(rules).to_dict()
+    specs = []
+    for name, a, b in _normalize_matchups(matchups):
+        halves = ((0, (a, b)), (1, (b, a))) if duplicate else ((0, (a, b)),)
+        for half, pols in halves:
+            for first in range(0, int(n), int(chunk_size)):
+                specs.append(ChunkSpec(
+                    matchup=name, policies=pols, names=tuple(_policy_name(p) for p in pols), half=half,
+                    mode=mode, first_id=first, count=min(int(chunk_size), int(n) - first), seed=int(seed),
+                    rules=rules_dict, levels=tuple(int(x) for x in levels), declaring_team=int(declaring_team),
+                    modules=tuple(modules)))
+    return specs
+
+
+def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
+    out = []
+    for m in matchups:
+        if isinstance(m, dict):
+            a, b = m["a"], m["b"]
+            name = m.get("name") or f"{_policy_name(a)}-vs-{_policy_name(b)}"
+        else:
+            a, b = m
+            name = f"{_policy_name(a)}-vs-{_policy_name(b)}"
+        out.append((name, a, b))
+    names = [n for n, _, _ in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"matchups: duplicate matchup names {sorted({n for n in names if names.count(n) > 1})}")
+    return out
+
+
+def _resolve(spec: ChunkSpec):
+    from tractor_sim import strategy as S
+
+    S.load_builtins()
+    for mod in spec.modules:
+        S.load_module(mod)
+    pols = [S.resolve_policy(p) for p in spec.policies]
+    plen = max(1, max(len(p) for pol in pols for p in pol.params))
+    params = np.zeros((2, 4, plen), dtype=np.float64)
+    for team, pol in enumerate(pols):
+        for d in range(4):
+            params[team, d, : len(pol.params[d])] = pol.params[d]
+    fns = tuple(f for pol in pols for f in pol.functions)
+    return pols, params, fns
+
+
+def run_chunk(spec: ChunkSpec, log_id: int = -1) -> ChunkResult:
+    """Play one chunk in as few kernel calls as its output buffer allows.
+
+    With ``log_id`` (a deal id), that deal's events go to ``result.extra["log"]``.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    pols, params, fns = _resolve(spec)
+    rules = Rules.from_dict(spec.rules).encode()
+    mode = M.MODE_FIXED if spec.mode == "fixed" else M.MODE_MATCH
+    levels = np.array(spec.levels, dtype=np.int64)
+    cap = spec.count if mode == M.MODE_FIXED else max(M.MAX_DEALS_PER_MATCH, 40 * spec.count)
+    log = np.zeros((1024 if log_id >= 0 else 1, D.LOG_COLS), dtype=np.int64)
+    deal_parts, match_parts = [], []
+    done = 0
+    while done < spec.count:
+        todo = spec.count - done
+        deals = np.zeros((cap, M.DEAL_COLS), dtype=np.int64)
+        matches = np.zeros((todo, M.MATCH_COLS), dtype=np.int64)
+        err = np.zeros(D.ERR_HEADER + 108, dtype=np.int64)
+        nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
+                             spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id)
+        if nrows < 0:
+            raise SimulationError(_describe_error(spec, pols, err))
+        deal_parts.append(deals[:nrows])
+        match_parts.append(matches[: err[7]])
+        done += int(err[7])
+    rows = np.concatenate(deal_parts)
+    recs = np.empty(len(rows), dtype=DEAL_DTYPE)
+    for name, (_, col) in DEAL_COLUMNS.items():
+        recs[name] = rows[:, col]
+    mrows = np.concatenate(match_parts) if mode == M.MODE_MATCH else np.zeros((0, M.MATCH_COLS), np.int64)
+    mrecs = np.empty(len(mrows), dtype=MATCH_DTYPE)
+    for i, name in enumerate(MATCH_DTYPE.names):
+        mrecs[name] = mrows[:, i]
+    extra = {"log": log[1: log[0, 0] + 1]} if log_id >= 0 else {}
+    return ChunkResult(spec, recs, mrecs, time.perf_counter() - t0, extra)
+
+
+def _describe_error(spec: ChunkSpec, pols, err) -> str:
+    code, seat, decision, trick, redeals, ident, d = (int(x) for x in err[:7])
+    what = ERR_NAMES.get(code, f"error {code}")
+    if code == D.ERR_REDEALS:
+        return f"matchup {spec.matchup}: {what} in deal {ident} (seed {spec.seed})"
+    team = seat % 2
+    pol = pols[team]
+    strategy = pol.strategy_names[decision] if hasattr(pol, "strategy_names") else DECISIONS[decision]
+    hand = [card_str(c) for c in range(54) for _ in range(int(err[D.ERR_HEADER + c]))]
+    answer = [card_str(c) for c in range(54) for _ in range(max(0, int(err[D.ERR_HEADER + 54 + c])))]
+    where = f"match {ident}, deal {d}" if spec.mode == "match" else f"deal {ident}"
+    return (f"{DECISIONS[decision]} strategy {strategy!r} of policy {pol.name!r} (seat {seat}) made {what} "
+            f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
+            f"hand: {' '.join(hand)}; answer: {' '.join(answer) or '(nothing)'}; "
+            f"replay with: tractor-sim replay --seed {spec.seed} --deal {ident}")
+
+
+def to_frames(results: Iterable[ChunkResult]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Chunk results -> (deals, matches) DataFrames (docs/records.md), sorted by id."""
+    dfs, mfs = [], []
+    for r in results:
+        s = r.spec
+        tag = {"matchup": s.matchup, "policy0": s.names[0], "policy1": s.names[1],
+               "seed": np.uint64(s.seed), "half": np.int8(s.half)}
+        d = pd.DataFrame(r.deals)
+        for k, v in tag.items():
+            d[k] = v
+        dfs.append(d)
+        if len(r.matches):
+            m = pd.DataFrame(r.matches)
+            for k, v in tag.items():
+                m[k] = v
+            mfs.append(m)
+    deals = pd.concat(dfs, ignore_index=True) if dfs else pd.DataFrame(columns=list(DEAL_DTYPE.names))
+    matches = pd.concat(mfs, ignore_index=True) if mfs else pd.DataFrame(columns=list(MATCH_DTYPE.names))
+    front = ["matchup", "policy0", "policy1", "seed", "half"]
+    deals = deals[front + [c for c in deals.columns if c not in front]]
+    deals = deals.sort_values(["matchup", "half", "deal_id"], kind="stable").reset_index(drop=True)
+    if len(matches):
+        matches = matches[front + [c for c in matches.columns if c not in front]]
+        matches = matches.sort_values(["matchup", "half", "match_id"], kind="stable").reset_index(drop=True)
+    for frame in (deals, matches):
+        if "matchup" in frame:
+            frame["matchup"] = frame["matchup"].astype("category")
+    return deals, matches
+
+
+def iter_results(specs: list[ChunkSpec], executor=None) -> Iterator[ChunkResult]:
+    """Run chunks in order (in this process) or through a concurrent.futures executor."""
+    if executor is None:
+        for spec in specs:
+            yield run_chunk(spec)
+        return
+    from concurrent.futures import as_completed
+
+    futures = [executor.submit(run_chunk, spec) for spec in specs]
+    for fut in as_completed(futures):
+        yield fut.result()
+
+
+def simulate(matchups, *, mode: str = "fixed", n: int = 1000, seed: int = 0, rules=None,
+             duplicate: bool = True, chunk_size: int = 10_000, levels=(0, 0), declaring_team: int = 0,
+             modules=(), executor=None, on_chunk: Callable[[ChunkResult], None] | None = None):
+    """Play ``n`` deals (mode "fixed") or matches (mode "match") per matchup and half.
+
+    ``matchups``: pairs of policy specs (a registered name such as "basic", or a
+    dict as in ``strategy.resolve_policy``), or dicts {"name", "a", "b"}.
+    Returns (deals, matches) DataFrames as in docs/records.md.
+    """
+    specs = plan_chunks(matchups, mode=mode, n=n, seed=seed, rules=rules, duplicate=duplicate,
+                        chunk_size=chunk_size, levels=levels, declaring_team=declaring_team, modules=modules)
+    results = []
+    for r in iter_results(specs, executor):
+        results.append(r)
+        if on_chunk is not None:
+            on_chunk(r)
+    return to_frames(results)

@@ -1,0 +1,102 @@
+"""Replay one deal from its seed and id, with the same kernel that played it."""
+
+from __future__ import annotations
+
+
+from tractor_sim.cards import SUITS, card_str
+from tractor_sim.engine import ChunkSpec, DEAL_DTYPE, run_chunk
+from tractor_sim.kernels import deal as D
+from tractor_sim.kernels.match import MAX_DEALS_PER_MATCH
+from tractor_sim.rules import as_rules
+from tractor_sim.cards import RANKS
+
+SOURCES = ("a single", "a pair", "a joker pair", "the kitty flip")
+DECL_KINDS = {1: "single", 2: "pair", 3: "joker pair"}
+
+
+def _cards(counts) -> list[str]:
+    return [card_str(c) for c in range(53, -1, -1) for _ in range(int(counts[c]))]
+
+
+def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", levels=(0, 0),
+           declaring_team=0, rules=None, modules=()) -> dict:
+    """The events of one deal as plain data (what ``replay --format json`` prints)."""
+    first = deal_id if mode == "fixed" else deal_id // MAX_DEALS_PER_MATCH
+    spec = ChunkSpec(matchup="replay", policies=tuple(policies), names=tuple(map(str, policies)), half=0,
+                     mode=mode, first_id=first, count=1, seed=int(seed), rules=as_rules(rules).to_dict(),
+                     levels=tuple(levels), declaring_team=declaring_team, modules=tuple(modules))
+    res = run_chunk(spec, log_id=deal_id)
+    rows = res.deals[res.deals["deal_id"] == deal_id]
+    if not len(rows):
+        raise ValueError(f"deal {deal_id} was not played (match {first} had {len(res.deals)} deals)")
+    rec = {name: int(rows[0][name]) for name in DEAL_DTYPE.names}
+    log = res.extra["log"]
+    out = {"seed": seed, "deal_id": deal_id, "mode": mode, "policies": list(map(str, policies)),
+           "declarations": [], "redeals": 0, "hands": {}, "tricks": [], "result": rec}
+    trick = None
+    for ev in log:
+        kind, seat, a, b = (int(x) for x in ev[:4])
+        cards = ev[4:]
+        if kind == D.LOG_DECLARE:
+            out["declarations"].append({"seat": seat, "kind": DECL_KINDS[a], "card": card_str(b)})
+        elif kind == D.LOG_REDEAL:
+            out["redeals"] = a + 1
+            out["declarations"] = []
+        elif kind == D.LOG_TRUMP:
+            out["trump"] = {"rank": RANKS[rec["trump_rank"]], "suit": SUITS[a] if a < 4 else None,
+                            "set_by": SOURCES[b]}
+            out["starter"] = seat
+        elif kind == D.LOG_HAND:
+            out["hands"][seat] = _cards(cards)
+        elif kind == D.LOG_KITTY:
+            out["kitty"] = [card_str(int(c)) for c in cards[:8]]
+        elif kind == D.LOG_BURY:
+            out["buried"] = _cards(cards)
+        elif kind == D.LOG_LEAD:
+            trick = {"trick": a + 1, "leader": seat, "plays": [{"seat": seat, "cards": _cards(cards)}]}
+        elif kind == D.LOG_FAILED_THROW:
+            trick["failed_throw"] = {"blocked_by": a, "penalty": b, "led_instead": _cards(cards)}
+            trick["plays"][0]["cards_led"] = _cards(cards)
+        elif kind == D.LOG_FOLLOW:
+            trick["plays"].append({"seat": seat, "cards": _cards(cards)})
+        elif kind == D.LOG_TRICK:
+            trick["winner"] = seat
+            trick["points"] = b
+            out["tricks"].append(trick)
+    return out
+
+
+def as_text(data: dict) -> str:
+    """A readable trick-by-trick account of ``replay``'s data."""
+    r = data["result"]
+    t = data["trump"]
+    lines = [f"Deal {data['deal_id']} (seed {data['seed']}, {data['mode']} mode): "
+             f"team 0 = {data['policies'][0]}, team 1 = {data['policies'][1]}"]
+    if data["redeals"]:
+        lines.append(f"Redeals before this deal: {data['redeals']}")
+    for d in data["declarations"]:
+        lines.append(f"  seat {d['seat']} declares a {d['kind']} {d['card']}")
+    lines.append(f"Trump: rank {t['rank']}, suit {t['suit'] or 'none'} (set by {t['set_by']}); "
+                 f"starter seat {data['starter']}, declaring team {r['declaring_team']}")
+    for seat in sorted(data["hands"]):
+        lines.append(f"  hand {seat}: {' '.join(data['hands'][seat])}")
+    lines.append(f"Kitty dealt: {' '.join(data['kitty'])}")
+    lines.append(f"Buried:      {' '.join(data['buried'])} ({r['kitty_points']} points)")
+    for tr in data["tricks"]:
+        plays = "  ".join(f"{p['seat']}: {' '.join(p['cards'])}" for p in tr["plays"])
+        extra = ""
+        if "failed_throw" in tr:
+            f = tr["failed_throw"]
+            extra = (f"  [throw failed: seat {f['blocked_by']} can beat it; leads "
+                     f"{' '.join(f['led_instead'])}; penalty {abs(f['penalty'])}]")
+        lines.append(f"Trick {tr['trick']:2d}  {plays}  -> seat {tr['winner']} ({tr['points']} pts){extra}")
+    lines.append(f"Opponents: {r['trick_points']} from tricks + {r['kitty_bonus']} kitty bonus "
+                 f"{r['throw_penalty']:+d} penalties = {r['opp_points']}")
+    gainer = {0: "team 0", 1: "team 1", -1: "nobody"}[r["gain_team"]]
+    lines.append(f"Result: {gainer} +{r['gain']}; levels {RANKS[min(12, r['level0_after'])]}"
+                 f"{'+' if r['level0_after'] > 12 else ''} / {RANKS[min(12, r['level1_after'])]}"
+                 f"{'+' if r['level1_after'] > 12 else ''}")
+    return "\n".join(lines)
+
+
+__all__ = ["replay", "as_text"]

@@ -1,0 +1,133 @@
+"""The run directory: per-chunk Parquet parts, the manifest, resume.
+
+Each finished chunk is written at once to ``parts/`` (write to a temporary
+name, then rename: a killed run never leaves half a part).  Running the same
+experiment again skips the parts already there, so nothing is lost and
+nothing is counted twice; ``finalize`` joins the parts into deals.parquet and
+matches.parquet, sorted by id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+from tractor_sim.engine import ChunkResult, ChunkSpec, to_frames
+
+
+class StoreError(RuntimeError):
+    """The run directory holds another experiment, or is damaged."""
+
+
+def part_name(spec: ChunkSpec, index: dict[str, int]) -> str:
+    return f"m{index[spec.matchup]:03d}-h{spec.half}-{spec.first_id:012d}"
+
+
+def versions() -> dict:
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("tractor-sim", "numba", "numpy", "pandas", "pyarrow", "scipy", "matplotlib", "click"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def git_commit() -> str | None:
+    try:
+        root = Path(__file__).resolve().parent.parent
+        r = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
+        return r.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+class RunStore:
+    def __init__(self, run_dir: str | Path, experiment: dict, command: str):
+        self.dir = Path(run_dir)
+        self.parts = self.dir / "parts"
+        self.experiment = experiment
+        self.command = command
+        self.manifest_path = self.dir / "manifest.json"
+
+    def open(self) -> dict:
+        """Create the directory, or check it holds the same experiment (resume)."""
+        self.parts.mkdir(parents=True, exist_ok=True)
+        if self.manifest_path.exists():
+            old = json.loads(self.manifest_path.read_text())
+            if old.get("experiment") != self.experiment:
+                raise StoreError(
+                    f"{self.dir} holds a different experiment ({old.get('name')!r}); "
+                    "use another --out directory or delete this one")
+            manifest = old
+        else:
+            manifest = {
+                "name": self.experiment["name"],
+                "experiment": self.experiment,
+                "seed": self.experiment["seed"],
+                "command": self.command,
+                "versions": versions(),
+                "git_commit": git_commit(),
+                "machine": {"platform": platform.platform(), "processor": platform.processor(),
+                            "cpus": os.cpu_count()},
+                "started": _now(),
+            }
+        manifest["parts_found_at_start"] = len(list(self.parts.glob("*.deals.parquet")))
+        self._write_manifest(manifest)
+        return manifest
+
+    def done(self, spec: ChunkSpec, index) -> bool:
+        return (self.parts / f"{part_name(spec, index)}.deals.parquet").exists()
+
+    def write(self, result: ChunkResult, index) -> None:
+        name = part_name(result.spec, index)
+        deals, matches = to_frames([result])
+        for kind, frame in (("matches", matches), ("deals", deals)):  # deals last: it marks the part done
+            tmp = self.parts / f".{name}.{kind}.tmp"
+            frame.to_parquet(tmp, index=False)
+            os.replace(tmp, self.parts / f"{name}.{kind}.parquet")
+
+    def finalize(self, manifest: dict, seconds: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+        deals = _concat(sorted(self.parts.glob("*.deals.parquet")))
+        matches = _concat(sorted(self.parts.glob("*.matches.parquet")))
+        sort = ["matchup", "half"]
+        deals = deals.sort_values(sort + ["deal_id"], kind="stable").reset_index(drop=True)
+        if len(matches):
+            matches = matches.sort_values(sort + ["match_id"], kind="stable").reset_index(drop=True)
+        deals.to_parquet(self.dir / "deals.parquet", index=False)
+        matches.to_parquet(self.dir / "matches.parquet", index=False)
+        manifest["finished"] = _now()
+        manifest["deals"] = int(len(deals))
+        manifest["matches"] = int(len(matches))
+        manifest["seconds"] = round(seconds, 3)
+        manifest["rate_deals_per_second"] = round(len(deals) / seconds, 1) if seconds > 0 else None
+        self._write_manifest(manifest)
+        return deals, matches
+
+    def _write_manifest(self, manifest: dict) -> None:
+        tmp = self.dir / ".manifest.tmp"
+        tmp.write_text(json.dumps(manifest, indent=2, default=str))
+        os.replace(tmp, self.manifest_path)
+
+
+def _concat(paths) -> pd.DataFrame:
+    frames = [pd.read_parquet(p) for p in paths]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, ignore_index=True)
+    if "matchup" in out:
+        out["matchup"] = out["matchup"].astype("category")
+    return out
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
