@@ -289,6 +289,12 @@ def legal_follow(hand, play, lead_suit, lead_n, lead_pairs, lead_max_tractor, tt
         if play[c] < 0 or play[c] > hand[c]:
             return False
         n += play[c]
+    return follow_ok(hand, play, n, lead_suit, lead_n, lead_pairs, lead_max_tractor, tt, rules)
+
+
+@njit(cache=True)
+def follow_ok(hand, play, n, lead_suit, lead_n, lead_pairs, lead_max_tractor, tt, rules):
+    """legal_follow for a play already known to be ``n`` cards taken from ``hand``."""
     if n != lead_n:
         return False
     held = suit_count(hand, tt, lead_suit)
@@ -313,19 +319,21 @@ def play_key(play, lead_suit, lead_kind, lead_units, lead_nu, tt, units, ucards)
     earlier play.  ``units``/``ucards`` are scratch.
     """
     if lead_kind == KIND_SINGLE or lead_kind == KIND_PAIR:
-        # fast path: one card, or two copies of one card
+        # fast path: one card, or two copies of one card (and nothing else)
         want = 1 if lead_kind == KIND_SINGLE else 2
+        key = -1
         for c in range(54):
             if play[c] != 0:
-                if play[c] != want:
+                if play[c] != want or key >= 0:
                     return -1
                 e = tt[TT_EFF, c]
                 if e == lead_suit:
-                    return tt[TT_POS, c]
-                if e == TRUMP:
-                    return WIN_TRUMP + tt[TT_POS, c]
-                return -1
-        return -1
+                    key = tt[TT_POS, c]
+                elif e == TRUMP:
+                    key = WIN_TRUMP + tt[TT_POS, c]
+                else:
+                    return -1
+        return key
     s = combo_suit(play, tt)
     if s < 0:
         return -1

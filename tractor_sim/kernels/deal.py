@@ -1,4 +1,4 @@
-"""One whole deal, compiled: draw and declare, kitty exchange, 25 tricks, scoring.
+"""One whole deal, compiled: draw and declare, kitty exchange, the tricks, scoring.
 
 The strategies arrive as a tuple of eight first-class functions (team 0's
 declare, discard, lead, follow, then team 1's), unpacked once and called
@@ -13,7 +13,8 @@ from numba import njit, types
 from tractor_sim.kernels import combos as C
 from tractor_sim.kernels.declare import JOKER_PAIR, NONE, can_declare, kitty_flip_suit
 from tractor_sim.kernels.rng import randint, shuffle, stream_key
-from tractor_sim.kernels.scoring import card_points, kitty_multiplier, level_change, level_row, next_starter
+from tractor_sim.kernels.order import TT_POS
+from tractor_sim.kernels.scoring import POINTS, card_points, kitty_multiplier, level_change, level_row, next_starter
 from tractor_sim.kernels.view import (
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM,
     M_DRAWN, M_FAILED_THROW, M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
@@ -71,14 +72,20 @@ SRC_FLIP = 3
 
 
 @njit(cache=True)
-def _set_meta(views, field, value):
-    for v in range(4):
-        views[v, V_META, field] = value
+def _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
+    """Whether the seat has any declaration allowed now (asks only about cards it holds).
 
-
-@njit(cache=True)
-def _any_declaration(hand, seat, cur_seat, cur_kind, cur_card, rank, rules):
-    """Whether the seat has any declaration allowed now (asks only about cards it holds)."""
+    Takes all hands and the seat: slicing a row for the call costs more than
+    the whole check on most draws.
+    """
+    if cur_kind == JOKER_PAIR:
+        return False
+    holds = hands[seat, 52] >= 2 or hands[seat, 53] >= 2
+    for suit in range(4):
+        holds = holds or hands[seat, suit * 13 + rank] >= 1
+    if not holds:
+        return False
+    hand = hands[seat]
     for suit in range(4):
         card = suit * 13 + rank
         k = hand[card]
@@ -116,7 +123,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     than one row, for replays.
     """
     decl0, disc0, lead0, foll0, decl1, disc1, lead1, foll1 = fns
-    views, hands, scratch, rngs, plays, tables = ws
+    logging = log.shape[0] > 1
+    views, hands, scratch, rngs, tables = ws
     out = np.zeros(54, dtype=np.int64)
     rank = 0 if round1 else levels[decl_team]
     redeals = 0
@@ -160,11 +168,13 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 card = deck[k]
                 hands[seat, card] += 1
                 views[seat, V_HAND, card] += 1
-                _set_meta(views, M_DRAWN, k + 1)
-                _log(log, LOG_DRAW, seat, card, 0, out, False)
+                for _v in range(4):
+                    views[_v, V_META, M_DRAWN] = k + 1
+                if logging:
+                    _log(log, LOG_DRAW, seat, card, 0, out, False)
             else:
                 seat = (first + k) % 4
-            if not _any_declaration(hands[seat], seat, cur_seat, cur_kind, cur_card, rank, rules):
+            if not _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
                 continue
             out[:] = 0
             team = seat % 2
@@ -180,20 +190,26 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             cur_seat = seat
             cur_kind = out[0]
             cur_card = out[1]
-            _log(log, LOG_DECLARE, seat, cur_kind, cur_card, out, False)
+            if logging:
+                _log(log, LOG_DECLARE, seat, cur_kind, cur_card, out, False)
             if ndecl < 54:
                 for v in range(4):
                     views[v, V_DECL_SEAT, ndecl] = seat
                     views[v, V_DECL_KIND, ndecl] = cur_kind
                     views[v, V_DECL_CARD, ndecl] = cur_card
                 ndecl += 1
-            _set_meta(views, M_NDECL, ndecl)
-            _set_meta(views, M_DECL_SEAT, cur_seat)
-            _set_meta(views, M_DECL_KIND, cur_kind)
-            _set_meta(views, M_DECL_CARD, cur_card)
+            for _v in range(4):
+                views[_v, V_META, M_NDECL] = ndecl
+            for _v in range(4):
+                views[_v, V_META, M_DECL_SEAT] = cur_seat
+            for _v in range(4):
+                views[_v, V_META, M_DECL_KIND] = cur_kind
+            for _v in range(4):
+                views[_v, V_META, M_DECL_CARD] = cur_card
         if cur_kind != NONE or not round1:
             break
-        _log(log, LOG_REDEAL, -1, redeals, 0, out, False)
+        if logging:
+            _log(log, LOG_REDEAL, -1, redeals, 0, out, False)
         redeals += 1
         if redeals >= MAX_REDEALS or rules[R_NO_DECLARE_R1] != 0:
             _fail(err, ERR_REDEALS, -1, DECLARE, -1, redeals, hands[0], out)
@@ -218,15 +234,19 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         views[v, V_META, M_TRUMP_SUIT] = suit
         views[v, V_META, M_STARTER] = starter
         views[v, V_META, M_DECL_TEAM] = decl_team
-    _log(log, LOG_TRUMP, starter, suit, source, out, False)
+    if logging:
+        _log(log, LOG_TRUMP, starter, suit, source, out, False)
     for s in range(4):
-        _log(log, LOG_HAND, s, 0, 0, hands[s], True)
-    _log(log, LOG_KITTY, starter, 0, 0, deck[100:108], False)
+        if logging:
+            _log(log, LOG_HAND, s, 0, 0, hands[s], True)
+    if logging:
+        _log(log, LOG_KITTY, starter, 0, 0, deck[100:108], False)
     # ---- kitty exchange -------------------------------------------------------
     for i in range(8):
         hands[starter, kitty[i]] += 1
         views[starter, V_HAND, kitty[i]] += 1
-    _set_meta(views, M_DECISION, DISCARD)
+    for _v in range(4):
+        views[_v, V_META, M_DECISION] = DISCARD
     out[:] = 0
     team = starter % 2
     if team == 0:
@@ -236,16 +256,21 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     if C.ncards(out) != 8 or not _within(out, hands[starter]):
         _fail(err, ERR_DISCARD, starter, DISCARD, -1, redeals, hands[starter], out)
         return ERR_DISCARD
-    _log(log, LOG_BURY, starter, 0, 0, out, True)
+    if logging:
+        _log(log, LOG_BURY, starter, 0, 0, out, True)
     buried = np.zeros(54, dtype=np.int64)
     for c in range(54):
         buried[c] = out[c]
         hands[starter, c] -= out[c]
         views[starter, V_HAND, c] -= out[c]
         views[starter, V_BURIED, c] = out[c]
-    # ---- 25 tricks ------------------------------------------------------------
+        out[c] = 0
+    # ---- tricks until the hands are empty ------------------------------------------------------------
     units, ucards = C.new_units()
     lead_units, lead_ucards = C.new_units()
+    pid = np.zeros((4, 54), dtype=np.int64)  # each play of the trick as a list: card ids,
+    pcnt = np.zeros((4, 54), dtype=np.int64)  # their counts,
+    pk = np.zeros(4, dtype=np.int64)  # and its length
     res = np.zeros(4, dtype=np.int64)
     opp_points = 0
     trick_points_total = 0
@@ -257,78 +282,120 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     lead_pairs = 0
     lead_largest = 0
     winner = leader
-    for t in range(25):
-        _set_meta(views, M_TRICK, t)
-        _set_meta(views, M_LEADER, leader)
-        _set_meta(views, M_NPLAYED, 0)
-        _set_meta(views, M_TRICK_POINTS, 0)
-        _set_meta(views, M_FAILED_THROW, 0)
-        _set_meta(views, M_DECISION, LEAD)
-        plays[:] = 0
-        out[:] = 0
+    remaining = 25
+    t = -1
+    while remaining > 0:
+        t += 1
+        for _v in range(4):
+            views[_v, V_META, M_TRICK] = t
+        for _v in range(4):
+            views[_v, V_META, M_LEADER] = leader
+        for _v in range(4):
+            views[_v, V_META, M_NPLAYED] = 0
+        for _v in range(4):
+            views[_v, V_META, M_TRICK_POINTS] = 0
+        for _v in range(4):
+            views[_v, V_META, M_FAILED_THROW] = 0
+        for _v in range(4):
+            views[_v, V_META, M_DECISION] = LEAD
         if leader % 2 == 0:
             n = lead0(views[leader], params[0, LEAD], rngs[leader], scratch[leader], out)
         else:
             n = lead1(views[leader], params[1, LEAD], rngs[leader], scratch[leader], out)
-        lead_suit = C.combo_suit(out, tt)
-        if lead_suit < 0 or not _within(out, hands[leader]):
+        k = _compact(out, hands[leader], pid[0], pcnt[0])
+        lead_suit = _list_suit(pid[0], k, tt)
+        if k <= 0 or lead_suit < 0:
             _fail(err, ERR_LEAD, leader, LEAD, t, redeals, hands[leader], out)
             return ERR_LEAD
-        nu = C.decompose(out, tt, lead_units, lead_ucards)
-        kind = C.kind_of(lead_units, nu)
-        _log(log, LOG_LEAD, leader, t, 0, out, True)
+        if logging:
+            _log(log, LOG_LEAD, leader, t, 0, out, True)
+        if k == 1:  # a single or a pair: no decomposition needed
+            nu = 1
+            lead_units[0, C.UNIT_PAIRS] = pcnt[0, 0] // 2
+            lead_units[0, C.UNIT_TOP] = tt[TT_POS, pid[0, 0]]
+            lead_units[0, C.UNIT_NCARDS] = pcnt[0, 0]
+            lead_ucards[0, 0] = pid[0, 0]
+            kind = C.KIND_SINGLE if pcnt[0, 0] == 1 else C.KIND_PAIR
+        else:
+            nu = C.decompose(out, tt, lead_units, lead_ucards)
+            kind = C.kind_of(lead_units, nu)
         if kind == C.KIND_THROW:
             C.check_throw(out, hands, leader, decl_team, tt, rules, lead_units, lead_ucards, nu, res)
             if res[0] == 0:
                 failed += 1
                 penalty_total += res[3]
                 C.unit_counts(lead_units, lead_ucards, res[2], out)
-                _log(log, LOG_FAILED_THROW, leader, res[1], res[3], out, True)
+                if logging:
+                    _log(log, LOG_FAILED_THROW, leader, res[1], res[3], out, True)
+                k = _compact(out, hands[leader], pid[0], pcnt[0])
                 nu = C.decompose(out, tt, lead_units, lead_ucards)
                 kind = C.kind_of(lead_units, nu)
-                _set_meta(views, M_FAILED_THROW, 1)
-        lead_n = C.ncards(out)
+                for _v in range(4):
+                    views[_v, V_META, M_FAILED_THROW] = 1
+        pk[0] = k
+        lead_n = 0
+        for j in range(k):
+            lead_n += pcnt[0, j]
         lead_pairs = C.total_pairs(lead_units, nu)
         lead_largest = 0
         longest = 0
         for i in range(nu):
             lead_largest = max(lead_largest, lead_units[i, C.UNIT_NCARDS])
             longest = max(longest, lead_units[i, C.UNIT_PAIRS])
-        _set_meta(views, M_LEAD_N, lead_n)
-        _set_meta(views, M_LEAD_SUIT, lead_suit)
-        _set_meta(views, M_LEAD_PAIRS, lead_pairs)
-        _set_meta(views, M_LEAD_KIND, kind)
-        _set_meta(views, M_LEAD_LONGEST, longest)
+        for _v in range(4):
+            views[_v, V_META, M_LEAD_N] = lead_n
+        for _v in range(4):
+            views[_v, V_META, M_LEAD_SUIT] = lead_suit
+        for _v in range(4):
+            views[_v, V_META, M_LEAD_PAIRS] = lead_pairs
+        for _v in range(4):
+            views[_v, V_META, M_LEAD_KIND] = kind
+        for _v in range(4):
+            views[_v, V_META, M_LEAD_LONGEST] = longest
         best = 0
         best_key = 0 if kind == C.KIND_THROW else lead_units[0, C.UNIT_TOP]
-        points = card_points(out)
-        _play(views, hands, plays, 0, leader, out)
-        _set_meta(views, M_WINNING, leader)
-        _set_meta(views, M_TRICK_POINTS, points)
-        _set_meta(views, M_DECISION, FOLLOW)
+        points = _play(views, hands, leader, pid[0], pcnt[0], k, out)
+        for _v in range(4):
+            views[_v, V_META, M_WINNING] = leader
+        for _v in range(4):
+            views[_v, V_META, M_TRICK_POINTS] = points
+        for _v in range(4):
+            views[_v, V_META, M_DECISION] = FOLLOW
         for i in range(1, 4):
             seat = (leader + i) % 4
-            _set_meta(views, M_NPLAYED, i)
-            out[:] = 0
+            for _v in range(4):
+                views[_v, V_META, M_NPLAYED] = i
             if seat % 2 == 0:
                 n = foll0(views[seat], params[0, FOLLOW], rngs[seat], scratch[seat], out)
             else:
                 n = foll1(views[seat], params[1, FOLLOW], rngs[seat], scratch[seat], out)
-            if not C.legal_follow(hands[seat], out, lead_suit, lead_n, lead_pairs, longest, tt, rules):
+            k = _compact(out, hands[seat], pid[i], pcnt[i])
+            nplay = 0
+            for j in range(k):
+                nplay += pcnt[i, j]
+            if k < 0 or not C.follow_ok(hands[seat], out, nplay, lead_suit, lead_n, lead_pairs, longest, tt, rules):
                 _fail(err, ERR_FOLLOW, seat, FOLLOW, t, redeals, hands[seat], out)
                 return ERR_FOLLOW
-            _log(log, LOG_FOLLOW, seat, t, 0, out, True)
-            key = C.play_key(out, lead_suit, kind, lead_units, nu, tt, units, ucards)
+            pk[i] = k
+            if logging:
+                _log(log, LOG_FOLLOW, seat, t, 0, out, True)
+            if kind <= C.KIND_PAIR:
+                key = _simple_key(pid[i], pcnt[i], k, lead_suit, kind, tt)
+            else:
+                key = C.play_key(out, lead_suit, kind, lead_units, nu, tt, units, ucards)
             if key > best_key:
                 best_key = key
                 best = i
-            points += card_points(out)
-            _play(views, hands, plays, i, seat, out)
-            _set_meta(views, M_WINNING, (leader + best) % 4)
-            _set_meta(views, M_TRICK_POINTS, points)
+            points += _play(views, hands, seat, pid[i], pcnt[i], k, out)
+            for _v in range(4):
+                views[_v, V_META, M_WINNING] = (leader + best) % 4
+            for _v in range(4):
+                views[_v, V_META, M_TRICK_POINTS] = points
         winner = (leader + best) % 4
         tricks[winner] += 1
-        _log(log, LOG_TRICK, winner, t, points, out, False)
+        remaining -= lead_n
+        if logging:
+            _log(log, LOG_TRICK, winner, t, points, out, False)
         if winner % 2 != decl_team:
             opp_points += points
             trick_points_total += points
@@ -340,10 +407,9 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             views[v, V_META, M_OPP_POINTS] = opp_points + penalty_total
         for i in range(4):
             seat = (leader + i) % 4
-            for c in range(54):
-                if plays[i, c] != 0:
-                    for v in range(4):
-                        views[v, V_TRICK + seat, c] = 0
+            for j in range(pk[i]):
+                for v in range(4):
+                    views[v, V_TRICK + seat, pid[i, j]] = 0
         leader = winner
     # ---- scoring --------------------------------------------------------------
     kitty_points = card_points(buried)
@@ -415,14 +481,60 @@ def _within(counts, hand):
 
 
 @njit(cache=True)
-def _play(views, hands, plays, i, seat, counts):
-    """Record seat's play (the i-th of the trick): hands, the trick, every view."""
+def _compact(out, hand, ids, cnts):
+    """List the cards of ``out`` (ids, counts); -1 if it is not a part of ``hand``."""
+    k = 0
     for c in range(54):
-        k = counts[c]
-        if k != 0:
-            hands[seat, c] -= k
-            plays[i, c] = k
-            views[seat, V_HAND, c] -= k
-            for v in range(4):
-                views[v, V_PLAYED + seat, c] += k
-                views[v, V_TRICK + seat, c] += k
+        x = out[c]
+        if x != 0:
+            if x < 0 or x > hand[c]:
+                return -1
+            ids[k] = c
+            cnts[k] = x
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _list_suit(ids, k, tt):
+    """The effective suit of a card list, -1 if it spans suits or is empty."""
+    if k <= 0:
+        return -1
+    s = tt[0, ids[0]]
+    for j in range(1, k):
+        if tt[0, ids[j]] != s:
+            return -1
+    return s
+
+
+@njit(cache=True)
+def _simple_key(ids, cnts, k, lead_suit, kind, tt):
+    """play_key for a single or pair lead, from the play's card list."""
+    if k != 1 or cnts[0] != (1 if kind == C.KIND_SINGLE else 2):
+        return -1
+    e = tt[0, ids[0]]
+    if e == lead_suit:
+        return tt[TT_POS, ids[0]]
+    if e == C.TRUMP:
+        return C.WIN_TRUMP + tt[TT_POS, ids[0]]
+    return -1
+
+
+@njit(cache=True)
+def _play(views, hands, seat, ids, cnts, k, out):
+    """Record a play (a card list): hands, the trick and history rows of every view.
+
+    Clears ``out`` for the next strategy call and returns the play's points.
+    """
+    points = 0
+    for j in range(k):
+        c = ids[j]
+        x = cnts[j]
+        points += x * POINTS[c]
+        out[c] = 0
+        hands[seat, c] -= x
+        views[seat, V_HAND, c] -= x
+        for v in range(4):
+            views[v, V_PLAYED + seat, c] += x
+            views[v, V_TRICK + seat, c] += x
+    return points

@@ -66,7 +66,6 @@ def new_workspace(rules):
         np.zeros((4, 54), dtype=np.int64),
         np.zeros((4, SCRATCH), dtype=np.float64),
         np.zeros((4, 1), dtype=np.uint64),
-        np.zeros((4, 54), dtype=np.int64),
         tables,
     )
 
