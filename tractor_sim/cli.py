@@ -103,9 +103,9 @@ def strategies(modules):
         ptxt = ", ".join(f"{k}={v:g}" for k, v in params.items()) if params else ""
         click.echo(f"  {decision:8s} {name:16s} {ptxt:28s} {desc}")
     click.echo("Policies:")
-    for row in S.list_policies():
-        name, parts, params, desc = row
-        click.echo(f"  {name:16s} {parts}  {params or ''}\n      {desc}")
+    for _, name, table, desc in S.list_policies():
+        parts = ", ".join(f"{k}={v}" for k, v in table.items())
+        click.echo(f"  {name:16s} {parts}\n  {'':16s} {desc}")
 
 
 def _load_strategies(modules):
@@ -245,10 +245,10 @@ def _print_summary(deals, matches):
         click.echo("no deals recorded")
         return
     summary = stats.matchup_summary(deals, matches if len(matches) else None)
-    cols = [c for c in summary.columns if c in (
-        "matchup", "policy", "deals", "mean_change", "change_low", "change_high", "hold_rate", "win_rate")]
-    with_cols = summary[cols] if cols else summary
-    click.echo(with_cols.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    want = ["matchup", "policy", "deals", "level_change", "level_change_low", "level_change_high", "hold_rate",
+            "win_rate", "win_low", "win_high"]
+    click.echo(summary[[c for c in want if c in summary.columns]].to_string(
+        index=False, float_format=lambda x: f"{x:.3f}"))
 
 
 # --------------------------------------------------------------------------- report
