@@ -100,7 +100,7 @@ def test_views_hold_only_what_the_seat_may_know(probed):
             expected_buried = buried if seat == starter else np.zeros(54, dtype=np.int64)
             assert (view[V.V_BURIED] == expected_buried).all(), "only the starter knows the kitty"
             for other in range(4):
-                if other != seat and hands[other].sum() > 0:
+                if other != seat and hands[other].sum() >= 3:  # tiny hands match small rows by chance
                     for row in view:
                         assert not (row == hands[other]).all(), "another hand never appears in a view"
             if seat != starter:
