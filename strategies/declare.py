@@ -1,0 +1,118 @@
+"""Declare strategies: whether to reveal trump-rank cards or a joker pair during the draw.
+
+The kernel asks only when some declaration is allowed (after each card I
+draw, and once more after the last card).  Answer ``out[0]`` = kind (1
+single, 2 pair, 3 joker pair), ``out[1]`` = card and return 1, or return 0
+to pass.  A suit's *strength* (``strategy_lib.suit_strength``) is how many of
+my cards would be trumps if it were the trump suit.
+"""
+
+from numba import njit
+
+from tractor_sim import strategy_lib as sl
+from tractor_sim.kernels.declare import JOKER_PAIR, PAIR, SINGLE
+from tractor_sim.kernels.view import M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN, M_ROUND1, M_SEAT, V_META
+from tractor_sim.strategy import strategy
+
+LAST_CHANCE = 100  # M_DRAWN once every card is drawn: the final round of chances
+
+
+@njit(cache=True)
+def _answer(out, kind, card):
+    if kind <= 0:
+        return 0
+    out[0] = kind
+    out[1] = card
+    return 1
+
+
+@strategy("declare", "never")
+def never(view, params, rng, scratch, out):
+    """Never declare: leave the trump to the others (or to the kitty).
+
+    The baseline that shows what declaring is worth.
+    """
+    return 0
+
+
+@strategy("declare", "eager")
+def eager(view, params, rng, scratch, out):
+    """Declare as soon as anything is allowed, the strongest option first.
+
+    Idea: in round 1 the declarer's team takes the kitty and the lead, so grab
+    the declaration before anyone else.  Strongest: a joker pair (it cannot be
+    overridden), then a pair, then a single; between suits, the one that would
+    give me most trumps.
+    """
+    card = sl.joker_option(view)
+    if card >= 0:
+        return _answer(out, JOKER_PAIR, card)
+    kind, card, _st = sl.best_suit_option(view, 0)
+    return _answer(out, kind, card)
+
+
+@strategy("declare", "threshold", params={"min_cards": 7.0, "jokers": 1.0})
+def threshold(view, params, rng, scratch, out):
+    """Declare a suit only with at least ``min_cards`` of its trumps in hand.
+
+    Idea: a trump suit is worth choosing only when I am long in it (its cards,
+    every trump-rank card, the jokers).  Never override my partner.  A joker
+    pair (no trump suit) when ``jokers`` is on and no suit qualifies: to take
+    the declaration from an opponent, or at the last chance when nobody
+    declared (rather than a redeal or a kitty flip).
+    """
+    me = view[V_META, M_SEAT]
+    cur_seat = view[V_META, M_DECL_SEAT]
+    cur_kind = view[V_META, M_DECL_KIND]
+    if cur_kind > 0 and cur_seat != me and cur_seat % 2 == me % 2:
+        return 0
+    kind, card, _st = sl.best_suit_option(view, params[0])
+    if kind > 0:
+        return _answer(out, kind, card)
+    if params[1] > 0:
+        joker = sl.joker_option(view)
+        if joker >= 0 and (cur_kind > 0 or view[V_META, M_DRAWN] >= LAST_CHANCE):
+            return _answer(out, JOKER_PAIR, joker)
+    return 0
+
+
+@strategy("declare", "override", params={"min_cards": 6.0, "margin": 2.0, "jokers": 1.0})
+def override(view, params, rng, scratch, out):
+    """Declare with a strong suit, strengthen my single, override when my option is stronger.
+
+    Idea: a declaration is worth fighting for.  With nothing standing, declare
+    a suit of at least ``min_cards`` trumps.  My own single becomes a pair as
+    soon as I can (a pair resists overriding).  My partner's stands.  An
+    opponent's is overridden when my option is stronger for me: in round 1
+    (where the declaration makes the declaring team) any suit of
+    ``min_cards``; later (only the suit is at stake) a suit at least
+    ``margin`` trumps longer than theirs in my hand.  A joker pair when I am
+    weak in their suit (``jokers`` on), or at the last chance.
+    """
+    me = view[V_META, M_SEAT]
+    cur_seat = view[V_META, M_DECL_SEAT]
+    cur_kind = view[V_META, M_DECL_KIND]
+    cur_card = view[V_META, M_DECL_CARD]
+    min_cards = params[0]
+    joker = sl.joker_option(view) if params[2] > 0 else -1
+    if cur_kind == 0:
+        kind, card, _st = sl.best_suit_option(view, min_cards)
+        if kind > 0:
+            return _answer(out, kind, card)
+        if joker >= 0 and view[V_META, M_DRAWN] >= LAST_CHANCE:
+            return _answer(out, JOKER_PAIR, joker)
+        return 0
+    if cur_seat == me:
+        if cur_kind == SINGLE and sl.can_declare_now(view, PAIR, cur_card):
+            return _answer(out, PAIR, cur_card)
+        return 0
+    if cur_seat % 2 == me % 2 or cur_kind == JOKER_PAIR:
+        return 0
+    standing = sl.suit_strength(view, cur_card // 13)
+    need = min_cards if view[V_META, M_ROUND1] == 1 else max(min_cards, standing + params[1])
+    kind, card, _st = sl.best_suit_option(view, need)
+    if kind > 0:
+        return _answer(out, kind, card)
+    if joker >= 0 and standing < min_cards:
+        return _answer(out, JOKER_PAIR, joker)
+    return 0

@@ -1,0 +1,16 @@
+"""The built-in policies: one strategy per decision, as an experiment names them."""
+
+from tractor_sim.strategy import policy
+
+policy(
+    "random", declare="eager", discard="random", lead="random", follow="random",
+    description="random legal play everywhere, declaring as soon as allowed: the floor",
+)
+policy(
+    "basic", declare="threshold", discard="lowest", lead="top_cards", follow="smart",
+    description="declare long suits, bury low cards, cash top cards, win cheaply and feed a winning partner",
+)
+policy(
+    "expert", declare="override", discard="expert", lead="expert", follow="expert",
+    description="fights for the declaration, buries points when strong, safe throws, tracks voids to ruff and feed",
+)

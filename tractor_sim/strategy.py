@@ -1,0 +1,464 @@
+"""The strategy registry: named compiled strategies, and policies that bundle four of them.
+
+A *strategy* answers one decision (declare, discard, lead or follow).  It is
+a plain Python function with the one signature of ``kernels.view``
+(``f(view, params, rng, scratch, out) -> int64``), registered with the
+``@strategy`` decorator, which compiles it with that exact signature so the
+deal kernel takes it as a first-class function and never recompiles for a
+new matchup (DESIGN.md, decision 1).  Its tunable numbers are a named,
+ordered parameter list; the kernel sees them as a float64 vector in that
+order.
+
+A *policy* names one strategy per decision plus parameter overrides; it is
+what an experiment puts at a seat.  ``resolve_policy`` turns a policy name,
+or an ad-hoc table, into the four compiled functions and parameter vectors.
+
+Strategies come from the built-in ``strategies`` package (``load_builtins``),
+a user's file or module (``load_module``) or installed packages declaring the
+entry-point group ``tractor_sim.strategies`` (``load_entry_points``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import glob
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numba
+import numpy as np
+
+from tractor_sim.kernels.view import DECISIONS, STRATEGY_SIG
+
+ENTRY_POINT_GROUP = "tractor_sim.strategies"
+
+
+class StrategyError(ValueError):
+    """A bad strategy, policy or parameter name or value; the message names it and suggests one."""
+
+
+def _suggest(name: Any, valid) -> str:
+    close = difflib.get_close_matches(str(name), sorted(valid), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_decision(decision: Any) -> str:
+    if decision not in DECISIONS:
+        raise StrategyError(
+            f"unknown decision {decision!r}{_suggest(decision, DECISIONS)}; expected one of {', '.join(DECISIONS)}"
+        )
+    return decision
+
+
+@dataclass(frozen=True)
+class StrategyInfo:
+    """One registered strategy: the compiled function and its parameters (name -> default)."""
+
+    decision: str
+    name: str
+    function: Any  # the numba dispatcher compiled with STRATEGY_SIG
+    params: dict[str, float]
+    description: str
+    module: str
+    qualname: str
+    source: str  # the file or module to load again to get it (for worker processes)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A strategy name per decision, plus parameter overrides per decision."""
+
+    name: str
+    description: str
+    declare: str
+    discard: str
+    lead: str
+    follow: str
+    params: dict[str, dict[str, float]] = field(default_factory=dict)  # decision -> {param: value}
+    module: str = ""
+
+    def strategies(self) -> dict[str, str]:
+        return {d: getattr(self, d) for d in DECISIONS}
+
+
+@dataclass(frozen=True)
+class ResolvedPolicy:
+    """What the kernel needs for one side: four compiled functions and their parameter vectors.
+
+    ``functions`` and ``params`` are in DECLARE, DISCARD, LEAD, FOLLOW order.
+    ``spec`` is the plain table that resolves to it again (for a manifest or
+    a worker process) and ``sources`` the modules that must be loaded first.
+    """
+
+    name: str
+    functions: tuple
+    params: tuple
+    strategies: tuple[str, ...]
+    param_names: tuple[tuple[str, ...], ...]
+    spec: dict[str, Any]
+    sources: tuple[str, ...]
+
+    @property
+    def strategy_names(self) -> tuple[str, ...]:
+        return self.strategies
+
+    def param_dict(self) -> dict[str, float]:
+        """The effective parameters as {"decision.name": value}."""
+        return {
+            f"{d}.{p}": float(v)
+            for d, names, values in zip(DECISIONS, self.param_names, self.params)
+            for p, v in zip(names, values)
+        }
+
+
+_STRATEGIES: dict[str, dict[str, StrategyInfo]] = {d: {} for d in DECISIONS}
+_POLICIES: dict[str, Policy] = {}
+_SOURCES: dict[str, str] = {}  # module name -> file path, for modules loaded from a path
+
+
+def _params_table(params, where: str) -> dict[str, float]:
+    table: dict[str, float] = {}
+    for key, value in dict(params or {}).items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise StrategyError(f"{where}: parameter name {key!r} must be an identifier")
+        table[key] = _number(value, f"{where}: parameter {key!r}")
+    return table
+
+
+def _number(value: Any, what: str) -> float:
+    """A parameter value as float (true/false count as 1/0, for switches)."""
+    if not isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
+        raise StrategyError(f"{what}: expected a number, got {value!r}")
+    return float(value)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_BUILTIN_DIR = os.path.join(os.path.dirname(_PACKAGE_DIR), "strategies")
+_CHECKED: set[str] = set()
+
+
+def _newest(paths) -> float:
+    return max((os.path.getmtime(p) for p in paths if os.path.exists(p)), default=0.0)
+
+
+def _drop_older(module_file: str, deps) -> None:
+    """Delete module_file's numba cache files (in its __pycache__) older than any of ``deps``."""
+    newest = _newest(deps)
+    cache_dir = os.path.join(os.path.dirname(module_file), "__pycache__")
+    stem = os.path.splitext(os.path.basename(module_file))[0]
+    for index in glob.glob(os.path.join(glob.escape(cache_dir), glob.escape(stem) + ".*.nbi")):
+        try:
+            if os.path.getmtime(index) < newest:
+                for f in [index, *glob.glob(glob.escape(index[:-4]) + ".*.nbc")]:
+                    os.remove(f)
+        except OSError:  # another process got there first
+            pass
+
+
+def drop_stale_cache(module_file: str) -> None:
+    """Delete a module's numba cache files that are older than the helpers its strategies call.
+
+    numba's cache checks only the file of the cached function itself: after an
+    edit of strategy_lib.py or a kernel, a strategy would keep running the old
+    helper code from its cache.  So before compiling a module's strategies the
+    registry drops its cache files when they are older than strategy_lib and
+    the kernels (and, for a user's module, the built-in strategies), and
+    strategy_lib's when older than the kernels.
+    """
+    module_file = os.path.abspath(module_file)
+    if module_file in _CHECKED:
+        return
+    _CHECKED.add(module_file)
+    kernels = glob.glob(os.path.join(_PACKAGE_DIR, "kernels", "*.py"))
+    lib = os.path.join(_PACKAGE_DIR, "strategy_lib.py")
+    if lib not in _CHECKED:
+        _CHECKED.add(lib)
+        _drop_older(lib, kernels)
+    deps = [lib, *kernels]
+    if os.path.dirname(module_file) != _BUILTIN_DIR:
+        deps += glob.glob(os.path.join(_BUILTIN_DIR, "*.py"))
+    _drop_older(module_file, deps)
+
+
+def strategy(decision: str, name: str, params: dict[str, float] | None = None, description: str = "") -> Callable:
+    """Register the decorated function as strategy ``name`` for ``decision``.
+
+    The function is compiled at once with the strategy signature (cached on
+    disk); the decorator returns the compiled dispatcher.  ``params`` is an
+    ordered table name -> default; ``description`` defaults to the first
+    line of the docstring.  A second registration of a name for the same
+    decision is an error, unless it comes from the same module and function
+    (a module loaded again), which replaces the first.
+    """
+    _check_decision(decision)
+    if not isinstance(name, str) or not name:
+        raise StrategyError(f"strategy name must be a non-empty string, got {name!r}")
+    table = _params_table(params, f"{decision} strategy {name!r}")
+
+    def register(fn):
+        module = getattr(fn, "__module__", "") or ""
+        qualname = getattr(fn, "__qualname__", getattr(fn, "__name__", ""))
+        old = _STRATEGIES[decision].get(name)
+        if old is not None and (old.module, old.qualname) != (module, qualname):
+            raise StrategyError(
+                f"{decision} strategy {name!r} is already registered by {old.module}.{old.qualname}"
+            )
+        try:
+            drop_stale_cache(inspect.getsourcefile(fn) or "")
+        except TypeError:  # no source file (defined interactively)
+            pass
+        compiled = numba.njit(STRATEGY_SIG, cache=True)(fn)
+        doc = description or " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
+        _STRATEGIES[decision][name] = StrategyInfo(
+            decision, name, compiled, table, doc, module, qualname, _SOURCES.get(module, module)
+        )
+        return compiled
+
+    return register
+
+
+def _nested_params(params: Any, where: str) -> dict[str, dict[str, float]]:
+    """Accept {"discard.threshold": 9} or {"discard": {"threshold": 9}}; return decision -> table."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise StrategyError(f"{where}: params must be a table, got {type(params).__name__}")
+    out: dict[str, dict[str, float]] = {}
+    for key, value in params.items():
+        if isinstance(value, dict):
+            decision = _check_decision(key)
+            for p, v in value.items():
+                out.setdefault(decision, {})[str(p)] = _number(v, f"{where}: parameter {key}.{p}")
+            continue
+        if not isinstance(key, str) or "." not in key:
+            raise StrategyError(
+                f"{where}: parameter {key!r} must be written decision.name, for example 'discard.threshold'"
+            )
+        decision, p = key.split(".", 1)
+        _check_decision(decision)
+        out.setdefault(decision, {})[p] = _number(value, f"{where}: parameter {key!r}")
+    return out
+
+
+def policy(
+    name: str,
+    declare: str,
+    discard: str,
+    lead: str,
+    follow: str,
+    params: dict[str, Any] | None = None,
+    description: str = "",
+) -> Policy:
+    """Register a policy: one strategy per decision and parameter overrides.
+
+    ``params`` is {"decision.param": value} or {"decision": {"param": value}}.
+    The names are checked when the policy is resolved, so a policy may name
+    strategies of modules loaded later.
+    """
+    if not isinstance(name, str) or not name:
+        raise StrategyError(f"policy name must be a non-empty string, got {name!r}")
+    for d, s in zip(DECISIONS, (declare, discard, lead, follow)):
+        if not isinstance(s, str) or not s:
+            raise StrategyError(f"policy {name!r}: the {d} strategy must be a name, got {s!r}")
+    module = sys._getframe(1).f_globals.get("__name__", "")
+    old = _POLICIES.get(name)
+    if old is not None and old.module != module:
+        raise StrategyError(f"policy {name!r} is already registered by {old.module}")
+    pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module)
+    _POLICIES[name] = pol
+    return pol
+
+
+def get_strategy(decision: str, name: str) -> StrategyInfo:
+    """The registered strategy, or a StrategyError suggesting the closest name."""
+    load_builtins()
+    _check_decision(decision)
+    table = _STRATEGIES[decision]
+    if name not in table:
+        raise StrategyError(f"unknown {decision} strategy {name!r}{_suggest(name, table)}")
+    return table[name]
+
+
+def get_policy(name: str) -> Policy:
+    load_builtins()
+    if name not in _POLICIES:
+        raise StrategyError(f"unknown policy {name!r}{_suggest(name, _POLICIES)}")
+    return _POLICIES[name]
+
+
+_SPEC_KEYS = ("policy", "name", "params", "description") + DECISIONS
+
+
+def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
+    """Turn a policy name, a Policy, or a table into compiled functions and parameter vectors.
+
+    Tables: {"policy": "basic", "params": {"discard.threshold": 9}} (a
+    registered policy with overrides; a decision key such as "follow":
+    "cheapest" swaps that strategy and drops the policy's parameters for it),
+    or {"declare": .., "discard": .., "lead": .., "follow": .., "params": ..}
+    for an ad-hoc bundle (all four needed).  Parameters start at the
+    strategy's defaults, then the policy's values, then the table's.
+    """
+    load_builtins()
+    if isinstance(spec, Policy):
+        base, extra, name = spec, {}, spec.name
+    elif isinstance(spec, str):
+        base, extra, name = get_policy(spec), {}, spec
+    elif isinstance(spec, dict):
+        for key in spec:
+            if key not in _SPEC_KEYS:
+                raise StrategyError(f"unknown policy key {key!r}{_suggest(key, _SPEC_KEYS)}")
+        if "policy" in spec:
+            base = get_policy(spec["policy"])
+        else:
+            missing = [d for d in DECISIONS if d not in spec]
+            if missing:
+                raise StrategyError(
+                    f"a policy table needs 'policy' or all four strategies; missing {', '.join(missing)}"
+                )
+            base = None
+        extra = spec
+        name = spec.get("name") or (spec["policy"] if base is not None else "custom")
+    else:
+        raise StrategyError(f"a policy must be a name or a table, got {type(spec).__name__}")
+
+    chosen = {}
+    params: dict[str, dict[str, float]] = {}
+    for d in DECISIONS:
+        if d in extra:
+            chosen[d] = extra[d]
+        else:
+            chosen[d] = getattr(base, d)
+            params[d] = dict(base.params.get(d, {}))
+    for d, table in _nested_params(extra.get("params"), f"policy {name!r}").items():
+        params.setdefault(d, {}).update(table)
+
+    functions, vectors, names, sources = [], [], [], []
+    for d in DECISIONS:
+        if not isinstance(chosen[d], str):
+            raise StrategyError(f"policy {name!r}: the {d} strategy must be a name, got {chosen[d]!r}")
+        try:
+            info = get_strategy(d, chosen[d])
+        except StrategyError as e:
+            raise StrategyError(f"policy {name!r}: {e}") from None
+        values = dict(info.params)
+        for p, v in params.get(d, {}).items():
+            if p not in values:
+                hint = _suggest(p, values) if values else " (it has no parameters)"
+                raise StrategyError(f"unknown parameter {p!r} of {d} strategy {info.name!r}{hint}")
+            values[p] = v
+        functions.append(info.function)
+        vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))
+        names.append(tuple(values))
+        if info.source not in sources:
+            sources.append(info.source)
+    flat = {f"{d}.{p}": v for d in DECISIONS for p, v in params.get(d, {}).items()}
+    resolved_spec = {"name": name, **chosen, "params": flat}
+    return ResolvedPolicy(
+        name, tuple(functions), tuple(vectors), tuple(chosen[d] for d in DECISIONS), tuple(names),
+        resolved_spec, tuple(sources),
+    )
+
+
+# ---------------------------------------------------------------- loading
+
+
+def load_builtins() -> None:
+    """Import the built-in ``strategies`` package (registers its strategies and policies)."""
+    if "strategies" not in sys.modules:
+        importlib.import_module("strategies")
+
+
+def _module_name_for(path: str) -> str:
+    stem = "".join(ch if ch.isalnum() else "_" for ch in os.path.splitext(os.path.basename(path))[0])
+    digest = hashlib.sha1(path.encode()).hexdigest()[:8]
+    return f"tractor_sim_plugin_{stem}_{digest}"
+
+
+def load_module(path_or_name: str):
+    """Import a user's strategy file (by path) or module (by dotted name) so it registers.
+
+    Loading the same file again re-runs it, which replaces its strategies.
+    Returns the module.
+    """
+    target = str(path_or_name)
+    if target.endswith(".py") or os.sep in target or os.path.isfile(target):
+        path = os.path.abspath(target)
+        if not os.path.isfile(path):
+            raise StrategyError(f"strategy file {target!r} not found")
+        name = _module_name_for(path)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise StrategyError(f"cannot import strategy file {target!r}")
+        module = importlib.util.module_from_spec(spec)
+        _SOURCES[name] = path
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        return module
+    try:
+        return importlib.import_module(target)
+    except ModuleNotFoundError as e:
+        if e.name and target.startswith(e.name):
+            raise StrategyError(f"strategy module {target!r} not found") from None
+        raise
+
+
+def load_entry_points() -> list[str]:
+    """Load every installed plugin of the entry-point group ``tractor_sim.strategies``; return their names."""
+    from importlib.metadata import entry_points
+
+    loaded = []
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            ep.load()
+        except Exception as e:
+            raise StrategyError(f"strategy plugin {ep.name!r} ({ep.value}) failed to load: {e}") from e
+        loaded.append(ep.name)
+    return loaded
+
+
+def load_sources(sources) -> None:
+    """Load the modules a ResolvedPolicy came from (for a worker process)."""
+    for src in sources:
+        if src in sys.modules:
+            continue
+        if src == "strategies" or src.startswith("strategies."):
+            load_builtins()
+        else:
+            load_module(src)
+
+
+# ---------------------------------------------------------------- listing
+
+
+def list_strategies() -> list[tuple[str, str, dict[str, float], str]]:
+    """Rows (decision, name, params with defaults, description), by decision then name."""
+    load_builtins()
+    return [
+        (d, n, dict(info.params), info.description)
+        for d in DECISIONS
+        for n, info in sorted(_STRATEGIES[d].items())
+    ]
+
+
+def list_policies() -> list[tuple[str, str, dict[str, Any], str]]:
+    """Rows ("policy", name, {decision: strategy, "decision.param": value}, description), by name."""
+    load_builtins()
+    rows = []
+    for n, pol in sorted(_POLICIES.items()):
+        table: dict[str, Any] = pol.strategies()
+        for d, ps in pol.params.items():
+            for p, v in ps.items():
+                table[f"{d}.{p}"] = v
+        rows.append(("policy", n, table, pol.description))
+    return rows

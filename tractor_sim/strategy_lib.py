@@ -1,0 +1,891 @@
+"""Compiled helpers for strategy writers.
+
+Every function here is ``@njit(cache=True)`` and works on the player view
+(``tractor_sim.kernels.view``) or on count vectors plus a trump table ``tt``
+(``tractor_sim.kernels.order``; ``trump_table(view)`` gives the one inside a
+view).  A strategy runs about a hundred times per deal against a budget of a
+few hundred nanoseconds per call, so the helpers used while playing allocate
+nothing: they loop over the cards of one effective suit (the sorted rows
+``V_SUITS + s``) instead of all 54, and write their answers into the
+caller's ``out`` vector.
+
+Conventions: a *position* is a card's rank inside its effective suit (higher
+wins, equal positions are equal cards); *others* are the three other players
+taken together, so "highest left" means that no card the others may still
+hold (two copies minus my hand, everything played and what I buried) beats
+it.  Functions that answer a play write counts into ``out`` (which the
+kernel zeroes before each call) and return the number of cards.
+"""
+
+import numpy as np
+from numba import njit
+
+from tractor_sim.kernels import combos
+from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR  # noqa: F401
+from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, can_declare
+from tractor_sim.kernels.order import META_NCARDS, TRUMP
+from tractor_sim.kernels.rng import randint, uniform
+from tractor_sim.kernels.scoring import POINTS  # noqa: F401  (points per card id, for strategies too)
+from tractor_sim.kernels.view import (
+    M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
+    M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_SUITS,
+    V_TRICK, V_TRICK_LEADER, V_TTMETA,
+)
+from tractor_sim.rules import Rules
+
+DEFAULT_RULES = Rules().encode()  # declaration options are judged under the standard rules
+RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
+TRUMP_COST = 100  # card_cost: any trump costs more than any plain card
+PAIR_BREAK = 24  # card_cost units (6 positions) charged for splitting a pair
+
+# The void tracker's part of ``scratch`` (the rest is free for strategies).
+S_LAST = 0  # index of the trick of my last observation, plus one (0: none)
+S_MYPOS = 1  # how many plays came before mine in that trick
+S_SUIT = 2  # its lead suit (-1: I led; found at the next call)
+S_N = 3  # its lead size
+S_SNAP = 4  # 4..23: cards of each effective suit played by each seat (seat * 5 + suit)
+S_VOID = 24  # 24..43: 1.0 when a seat has shown a void in a suit (seat * 5 + suit)
+SCRATCH_LIB = 48
+
+
+# ---------------------------------------------------------------- basics
+
+
+@njit(cache=True)
+def trump_table(view):
+    """The trump table inside a view: usable as ``tt`` by every combos function."""
+    return view[V_EFF:V_EFF + 8]
+
+
+@njit(cache=True)
+def nsuit(view, s):
+    """Number of distinct cards of effective suit ``s`` (they are view[V_SUITS + s, :n])."""
+    return view[V_TTMETA, META_NCARDS + s]
+
+
+@njit(cache=True)
+def points(counts):
+    """Points in a count vector (5s: 5, 10s and Ks: 10)."""
+    p = 0
+    for s in range(4):
+        b = s * 13
+        p += 5 * counts[b + 3] + 10 * counts[b + 8] + 10 * counts[b + 11]
+    return p
+
+
+@njit(cache=True)
+def suit_cards(hand, tt, s, out):
+    """Add the cards of effective suit ``s`` in ``hand`` to ``out``; return how many."""
+    n = 0
+    for i in range(tt[7, META_NCARDS + s]):
+        c = tt[2 + s, i]
+        out[c] += hand[c]
+        n += hand[c]
+    return n
+
+
+@njit(cache=True)
+def hand_size(view):
+    """Cards in my hand."""
+    n = 0
+    for c in range(54):
+        n += view[V_HAND, c]
+    return n
+
+
+@njit(cache=True)
+def suit_len(view, s):
+    """Cards of effective suit ``s`` in my hand."""
+    n = 0
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        n += view[V_HAND, view[V_SUITS + s, i]]
+    return n
+
+
+@njit(cache=True)
+def pair_cards(hand, tt, s, cards):
+    """Write the cards held as pairs in suit ``s`` (ascending) into ``cards``; return how many."""
+    n = 0
+    for i in range(tt[7, META_NCARDS + s]):
+        c = tt[2 + s, i]
+        if hand[c] >= 2:
+            cards[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def tractors(hand, tt, s, tops, lens):
+    """The maximal tractors held in suit ``s``: top positions and lengths (pairs); returns how many.
+
+    Pairs at one position (two off-suit trump-rank pairs) are equal, not
+    consecutive, so they count once in a run.
+    """
+    n = 0
+    run = 0
+    last = -2
+    for i in range(tt[7, META_NCARDS + s]):
+        c = tt[2 + s, i]
+        if hand[c] < 2:
+            continue
+        p = tt[1, c]
+        if p == last:
+            continue
+        if p == last + 1:
+            run += 1
+        else:
+            if run >= 2:
+                tops[n] = last
+                lens[n] = run
+                n += 1
+            run = 1
+        last = p
+    if run >= 2:
+        tops[n] = last
+        lens[n] = run
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def pair_card_at(hand, view, s, p):
+    """The lowest card id held as a pair at position ``p`` of suit ``s`` (-1 if none)."""
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        if view[V_POS, c] == p and hand[c] >= 2:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def card_cost(view, c, feed):
+    """What playing card ``c`` gives away: 4 per position plus its points, trumps +100.
+
+    With ``feed`` the points count against the cost instead (20 per point), so
+    the cheapest card is the richest one: for giving points to a partner.
+    """
+    cost = 4 * view[V_POS, c]
+    if feed:
+        cost -= 20 * POINTS[c]
+    else:
+        cost += POINTS[c]
+    if view[V_EFF, c] == TRUMP:
+        cost += TRUMP_COST
+    return cost
+
+
+@njit(cache=True)
+def _cheapest_card(view, out, s, feed, bound):
+    """cheapest_card among costs below ``bound``; the scan stops once positions rise past it
+    (a card costs at least 4 per position, less 200 when feeding)."""
+    best = -1
+    best_cost = bound
+    base = (TRUMP_COST if s == TRUMP else 0) - (200 if feed else 0)
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        left = view[V_HAND, c] - out[c]
+        if left <= 0:
+            continue
+        cost = 4 * view[V_POS, c] + base
+        if cost >= best_cost:
+            break
+        cost += 200 - 20 * POINTS[c] if feed else POINTS[c]
+        if left == 2:
+            cost += PAIR_BREAK
+        if cost < best_cost:
+            best_cost = cost
+            best = c
+    return best, best_cost
+
+
+@njit(cache=True)
+def cheapest_card(view, out, s, feed):
+    """The card of suit s still in hand (minus ``out``) cheapest to give (card_cost, splitting a
+    pair charged PAIR_BREAK); returns (card, cost), card -1 when none."""
+    return _cheapest_card(view, out, s, feed, 1 << 40)
+
+
+@njit(cache=True)
+def cheapest_pair(view, out, s, feed):
+    """The cheapest pair of suit s still whole in hand (-1 if none)."""
+    best = -1
+    best_cost = 1 << 40
+    base = (TRUMP_COST if s == TRUMP else 0) - (200 if feed else 0)
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        if view[V_HAND, c] - out[c] >= 2:
+            if 4 * view[V_POS, c] + base >= best_cost:
+                break
+            cost = card_cost(view, c, feed)
+            if cost < best_cost:
+                best_cost = cost
+                best = c
+    return best
+
+
+@njit(cache=True)
+def add_cheapest(view, out, k, skip, feed):
+    """Add the ``k`` cards cheapest to give, from every suit but ``skip``; return how many added."""
+    for j in range(k):
+        best = -1
+        best_cost = 1 << 40
+        for e in range(5):
+            if e == skip:
+                continue
+            c, cost = _cheapest_card(view, out, e, feed, best_cost)
+            if c >= 0 and cost < best_cost:
+                best = c
+                best_cost = cost
+        if best < 0:
+            return j
+        out[best] += 1
+    return k
+
+
+# ---------------------------------------------------------------- following
+
+
+@njit(cache=True)
+def follow_need(view):
+    """(cards of the led suit I must play, pairs of it I must play) for the current lead."""
+    s = view[V_META, M_LEAD_SUIT]
+    held = 0
+    pairs = 0
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        k = view[V_HAND, view[V_SUITS + s, i]]
+        held += k
+        pairs += k // 2
+    return min(held, view[V_META, M_LEAD_N]), min(view[V_META, M_LEAD_PAIRS], pairs)
+
+
+@njit(cache=True)
+def cheapest_follow(view, out, feed):
+    """The cheapest legal follow (``feed``: the richest one, see card_cost); returns its size.
+
+    The pairs the rules require are the cheapest pairs of the led suit; the
+    other cards are the cheapest singles, splitting a pair only when that is
+    clearly cheaper; when short of the led suit, all of it plus the cheapest
+    other cards.
+    """
+    held, need = follow_need(view)
+    return cheapest_follow_given(view, out, feed, held, need)
+
+
+@njit(cache=True)
+def cheapest_follow_given(view, out, feed, held, need):
+    """cheapest_follow when the caller already has (held, need) = follow_need(view)."""
+    s = view[V_META, M_LEAD_SUIT]
+    n = view[V_META, M_LEAD_N]
+    if held >= n:
+        for _ in range(need):
+            out[cheapest_pair(view, out, s, feed)] += 2
+        for _ in range(n - 2 * need):
+            c, _cost = cheapest_card(view, out, s, feed)
+            out[c] += 1
+    else:
+        for i in range(view[V_TTMETA, META_NCARDS + s]):
+            c = view[V_SUITS + s, i]
+            out[c] = view[V_HAND, c]
+        add_cheapest(view, out, n - held, s, feed)
+    return n
+
+
+@njit(cache=True)
+def _binom(n, k):
+    if k < 0 or k > n:
+        return 0.0
+    r = 1.0
+    for i in range(k):
+        r = r * (n - i) / (i + 1)
+    return r
+
+
+@njit(cache=True)
+def _in_pool(e, s, in_suit):
+    return e == s if in_suit else e != s
+
+
+@njit(cache=True)
+def _sample(view, out, rng, s, in_suit, k, need):
+    """Add k cards from the pool (suit s, or every suit but s) that ``out`` does not use yet.
+
+    Uniform over the distinct count vectors with at least ``need`` pairs: the
+    number of pairs j is drawn with weight C(m2, j) C(m2 - j + m1, k - 2j)
+    (m2 cards held twice, m1 once), then j cards of m2 are played twice and
+    k - 2j others once, each set uniformly (selection sampling).
+    """
+    m1 = 0
+    m2 = 0
+    for e in range(5):
+        if not _in_pool(e, s, in_suit):
+            continue
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            if out[c] == 0:
+                if view[V_HAND, c] >= 2:
+                    m2 += 1
+                elif view[V_HAND, c] == 1:
+                    m1 += 1
+    total = 0.0
+    for j in range(need, min(m2, k // 2) + 1):
+        total += _binom(m2, j) * _binom(m2 - j + m1, k - 2 * j)
+    u = uniform(rng) * total
+    j = need
+    for jj in range(need, min(m2, k // 2) + 1):
+        j = jj
+        u -= _binom(m2, jj) * _binom(m2 - jj + m1, k - 2 * jj)
+        if u < 0.0:
+            break
+    take = j
+    left = m2
+    for e in range(5):
+        if not _in_pool(e, s, in_suit):
+            continue
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            if out[c] == 0 and view[V_HAND, c] >= 2:
+                if uniform(rng) * left < take:
+                    out[c] = 2
+                    take -= 1
+                left -= 1
+    take = k - 2 * j
+    left = m2 - j + m1
+    for e in range(5):
+        if not _in_pool(e, s, in_suit):
+            continue
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            if out[c] == 0 and view[V_HAND, c] >= 1:
+                if uniform(rng) * left < take:
+                    out[c] = 1
+                    take -= 1
+                left -= 1
+
+
+@njit(cache=True)
+def random_follow(view, rng, out):
+    """A uniformly random legal follow (over the distinct plays); returns its size.
+
+    With enough cards of the led suit: n of them with at least the required
+    pairs; otherwise all of them plus uniformly random other cards.
+    """
+    s = view[V_META, M_LEAD_SUIT]
+    n = view[V_META, M_LEAD_N]
+    held, need = follow_need(view)
+    if held >= n:
+        _sample(view, out, rng, s, True, n, need)
+    else:
+        for i in range(view[V_TTMETA, META_NCARDS + s]):
+            c = view[V_SUITS + s, i]
+            out[c] = view[V_HAND, c]
+        _sample(view, out, rng, s, False, n - held, 0)
+    return n
+
+
+# ---------------------------------------------------------------- counting cards
+
+
+@njit(cache=True)
+def unseen(view, c):
+    """Copies of card c the others may still hold: 2 minus mine, played and buried."""
+    return (
+        2 - view[V_HAND, c] - view[V_BURIED, c]
+        - view[V_PLAYED, c] - view[V_PLAYED + 1, c] - view[V_PLAYED + 2, c] - view[V_PLAYED + 3, c]
+    )
+
+
+@njit(cache=True)
+def top_single_pos(view, s):
+    """The highest position of suit s at which the others may hold a card (-1: none)."""
+    for i in range(view[V_TTMETA, META_NCARDS + s] - 1, -1, -1):
+        c = view[V_SUITS + s, i]
+        if unseen(view, c) > 0:
+            return view[V_POS, c]
+    return -1
+
+
+@njit(cache=True)
+def top_pair_pos(view, s):
+    """The highest position of suit s at which the others may hold a pair (-1: none)."""
+    for i in range(view[V_TTMETA, META_NCARDS + s] - 1, -1, -1):
+        c = view[V_SUITS + s, i]
+        if unseen(view, c) == 2:
+            return view[V_POS, c]
+    return -1
+
+
+@njit(cache=True)
+def top_tractor_pos(view, s, k):
+    """The highest top of a tractor of ``k`` pairs the others may hold in suit s (-1: none)."""
+    best = -1
+    run = 0
+    last = -2
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        if unseen(view, c) < 2:
+            continue
+        p = view[V_POS, c]
+        if p == last:
+            continue
+        run = run + 1 if p == last + 1 else 1
+        last = p
+        if run >= k:
+            best = p
+    return best
+
+
+@njit(cache=True)
+def is_top_card(view, c):
+    """Whether no card the others may hold beats card c in its suit."""
+    return top_single_pos(view, view[V_EFF, c]) <= view[V_POS, c]
+
+
+@njit(cache=True)
+def is_top_pair(view, c):
+    """Whether no pair the others may hold beats the pair of c."""
+    return top_pair_pos(view, view[V_EFF, c]) <= view[V_POS, c]
+
+
+@njit(cache=True)
+def is_top_tractor(view, s, top, k):
+    """Whether no tractor of k pairs the others may hold beats mine topped at position ``top``."""
+    return top_tractor_pos(view, s, k) <= top
+
+
+@njit(cache=True)
+def is_top_unit(view, s, top, k):
+    """is_top_card / pair / tractor by position: k = 0 single, 1 pair, >= 2 tractor."""
+    if k == 0:
+        return top_single_pos(view, s) <= top
+    if k == 1:
+        return top_pair_pos(view, s) <= top
+    return top_tractor_pos(view, s, k) <= top
+
+
+# ---------------------------------------------------------------- the current trick
+
+
+@njit(cache=True)
+def _shape_top(view, row, e, n, k):
+    """(cards of suit e in view row ``row``, top position if they form one unit of k pairs
+    (0: a single) of n cards, else -1)."""
+    cnt = 0
+    top = -1
+    distinct = 0
+    ok = True
+    for i in range(view[V_TTMETA, META_NCARDS + e]):
+        c = view[V_SUITS + e, i]
+        m = view[row, c]
+        if m == 0:
+            continue
+        cnt += m
+        p = view[V_POS, c]
+        if k > 0 and (m != 2 or (distinct > 0 and p != top + 1)):
+            ok = False
+        distinct += 1
+        top = p
+    if not ok or cnt != n or distinct != (1 if k == 0 else k):
+        return cnt, -1
+    return cnt, top
+
+
+@njit(cache=True)
+def _unit_key(view, row, s, n, k):
+    """Key of the play in view row ``row`` for a lead of n cards with k pairs (not a throw).
+
+    The play competes only as one unit of the lead's shape, all in the led
+    suit s or all in trumps (then RUFF is added when s is plain); -1 otherwise.
+    """
+    cnt, top = _shape_top(view, row, s, n, k)
+    if cnt == n:
+        return top
+    if cnt > 0 or s == TRUMP:
+        return -1
+    cnt, top = _shape_top(view, row, TRUMP, n, k)
+    return top + RUFF if top >= 0 else -1
+
+
+@njit(cache=True)
+def _throw_key(view, seat):
+    """play_key of seat's play in the current trick when a throw was led (allocates: rare)."""
+    tt = trump_table(view)
+    units, ucards = combos.new_units()
+    lunits, lucards = combos.new_units()
+    lnu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, lunits, lucards)
+    return combos.play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], KIND_THROW, lunits, lnu, tt, units, ucards)
+
+
+@njit(cache=True)
+def play_key_of(view, seat):
+    """The key (as combos.play_key) of seat's play in the current trick; -1 when it cannot win.
+
+    Same unit compared by top position, RUFF added for trumps on a plain
+    lead; a throw's leader has key 0.
+    """
+    if view[V_META, M_LEAD_KIND] == KIND_THROW:
+        return 0 if seat == view[V_META, M_LEADER] else _throw_key(view, seat)
+    m = view[V_META]
+    return _unit_key(view, V_TRICK + seat, m[M_LEAD_SUIT], m[M_LEAD_N], m[M_LEAD_PAIRS])
+
+
+@njit(cache=True)
+def trick_winner_seat(view):
+    """The seat winning the current trick so far, from the plays themselves (-1 before the lead).
+
+    A higher key wins, a tie stays with the earlier play.
+    """
+    npl = view[V_META, M_NPLAYED]
+    if npl == 0:
+        return -1
+    leader = view[V_META, M_LEADER]
+    best = 0
+    best_key = play_key_of(view, leader)
+    for i in range(1, npl):
+        key = play_key_of(view, (leader + i) % 4)
+        if key > best_key:
+            best_key = key
+            best = i
+    return (leader + best) % 4
+
+
+@njit(cache=True)
+def current_best(view):
+    """(seat winning the current trick so far, its key); (-1, -1) before the lead.
+
+    Fast: the seat is M_WINNING, kept by the kernel (trick_winner_seat
+    recomputes it); only that play's key is computed.
+    """
+    if view[V_META, M_NPLAYED] == 0:
+        return -1, -1
+    seat = view[V_META, M_WINNING]
+    return seat, play_key_of(view, seat)
+
+
+@njit(cache=True)
+def partner_winning(view):
+    """Whether my partner holds the current trick so far."""
+    npl = view[V_META, M_NPLAYED]
+    return npl > 0 and view[V_META, M_WINNING] == (view[V_META, M_SEAT] + 2) % 4
+
+
+@njit(cache=True)
+def opponent_after(view):
+    """Whether an opponent still plays after me in the current trick."""
+    me = view[V_META, M_SEAT]
+    leader = view[V_META, M_LEADER]
+    for i in range(view[V_META, M_NPLAYED] + 1, 4):
+        if (leader + i) % 2 != me % 2:
+            return True
+    return False
+
+
+@njit(cache=True)
+def trick_points(view):
+    """Points played to the current trick so far."""
+    p = 0
+    for seat in range(4):
+        p += points(view[V_TRICK + seat])
+    return p
+
+
+@njit(cache=True)
+def _lowest_unit(view, e, k, above, need_top):
+    """The lowest unit of k pairs (0: a single) held in suit e with top position > ``above``.
+
+    With ``need_top`` it must also be highest left.  Returns the top
+    position, or -1.
+    """
+    if need_top:
+        if k == 0:
+            limit = top_single_pos(view, e) - 1
+        elif k == 1:
+            limit = top_pair_pos(view, e) - 1
+        else:
+            limit = top_tractor_pos(view, e, k) - 1
+        if limit > above:
+            above = limit
+    run = 0
+    last = -2
+    for i in range(view[V_TTMETA, META_NCARDS + e]):
+        c = view[V_SUITS + e, i]
+        m = view[V_HAND, c]
+        p = view[V_POS, c]
+        if k == 0:
+            if m > 0 and p > above:
+                return p
+            continue
+        if m < 2 or p == last:
+            continue
+        run = run + 1 if p == last + 1 else 1
+        last = p
+        if run >= k and p > above:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def put_unit(view, out, e, top, k):
+    """Write into ``out`` my unit of k pairs (0: single) of suit e topped at ``top``; return its size."""
+    if k == 0:
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            if view[V_POS, c] == top and view[V_HAND, c] > 0:
+                out[c] += 1
+                return 1
+        return 0
+    for q in range(top - k + 1, top + 1):
+        out[pair_card_at(view[V_HAND], view, e, q)] += 2
+    return 2 * k
+
+
+@njit(cache=True)
+def winning_follow(view, out, best_key, need_top):
+    """The cheapest legal follow that beats ``best_key`` (single, pair or tractor leads).
+
+    In the led suit when I can follow it, else (void in a plain suit) in
+    trumps.  With ``need_top`` the unit must also be highest left in its suit.
+    Writes ``out`` and returns the size, or returns 0 and leaves ``out`` alone.
+    """
+    return winning_follow_given(view, out, best_key, need_top, suit_len(view, view[V_META, M_LEAD_SUIT]))
+
+
+@njit(cache=True)
+def winning_follow_given(view, out, best_key, need_top, held):
+    """winning_follow when the caller already has ``held`` (as follow_need gives it)."""
+    if view[V_META, M_LEAD_KIND] == KIND_THROW:
+        return 0
+    s = view[V_META, M_LEAD_SUIT]
+    n = view[V_META, M_LEAD_N]
+    k = view[V_META, M_LEAD_PAIRS]
+    if held >= n:
+        e = s
+        above = best_key
+    elif held == 0 and s != TRUMP:
+        e = TRUMP
+        above = best_key - RUFF
+    else:
+        return 0
+    top = _lowest_unit(view, e, k, above, need_top)
+    if top < 0:
+        return 0
+    return put_unit(view, out, e, top, k)
+
+
+# ---------------------------------------------------------------- leading
+
+
+@njit(cache=True)
+def random_lead(view, rng, out):
+    """A uniformly random single, pair or tractor from the hand; returns its size.
+
+    Each distinct card is a single, each card held twice a pair, each run of
+    two or more consecutive pair positions a tractor (the lowest card id at
+    a position shared by equal cards).
+    """
+    total = 0
+    for e in range(5):
+        run = 0
+        last = -2
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            m = view[V_HAND, c]
+            if m > 0:
+                total += 1
+            if m >= 2:
+                total += 1
+                p = view[V_POS, c]
+                if p != last:
+                    run = run + 1 if p == last + 1 else 1
+                    last = p
+                    total += run - 1  # tractors topped here: one per length 2..run
+    r = randint(rng, total)
+    for e in range(5):
+        run = 0
+        last = -2
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            m = view[V_HAND, c]
+            if m > 0:
+                if r == 0:
+                    out[c] = 1
+                    return 1
+                r -= 1
+            if m >= 2:
+                if r == 0:
+                    out[c] = 2
+                    return 2
+                r -= 1
+                p = view[V_POS, c]
+                if p != last:
+                    run = run + 1 if p == last + 1 else 1
+                    last = p
+                    if r < run - 1:
+                        return put_unit(view, out, e, p, r + 2)
+                    r -= run - 1
+    return 0
+
+
+# ---------------------------------------------------------------- declaring
+
+
+@njit(cache=True)
+def suit_strength(view, s):
+    """Cards of my hand that would be trumps with suit s: that suit, every trump-rank card, jokers."""
+    r = view[V_META, M_TRUMP_RANK]
+    n = view[V_HAND, BJ] + view[V_HAND, RJ]
+    for q in range(13):
+        n += view[V_HAND, s * 13 + q]
+    for t in range(4):
+        if t != s:
+            n += view[V_HAND, t * 13 + r]
+    return n
+
+
+@njit(cache=True)
+def can_declare_now(view, kind, card):
+    """can_declare for my hand against the standing declaration (standard rules)."""
+    m = view[V_META]
+    return can_declare(
+        view[V_HAND], kind, card, m[M_SEAT], m[M_DECL_SEAT], m[M_DECL_KIND], m[M_DECL_CARD], m[M_TRUMP_RANK],
+        DEFAULT_RULES,
+    )
+
+
+@njit(cache=True)
+def declare_options(view, kinds, cards):
+    """Fill kinds/cards (length >= 10) with what I may declare now, strongest first; return how many.
+
+    Order: joker pairs (RJ, BJ), then pairs, then singles, each by suit.
+    """
+    n = 0
+    for card in (RJ, BJ):
+        if can_declare_now(view, JOKER_PAIR, card):
+            kinds[n] = JOKER_PAIR
+            cards[n] = card
+            n += 1
+    r = view[V_META, M_TRUMP_RANK]
+    for kind in (PAIR, SINGLE):
+        for s in range(4):
+            if can_declare_now(view, kind, s * 13 + r):
+                kinds[n] = kind
+                cards[n] = s * 13 + r
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def best_suit_option(view, min_strength):
+    """The best suit declaration allowed now: (kind, card, strength), kind 0 when none qualifies.
+
+    A pair beats a single (it resists overriding), then the suit strength;
+    only options with suit_strength >= ``min_strength`` count.
+    """
+    r = view[V_META, M_TRUMP_RANK]
+    best_kind = 0
+    best_card = -1
+    best_str = -1
+    for s in range(4):
+        st = suit_strength(view, s)
+        if st < min_strength:
+            continue
+        for kind in (PAIR, SINGLE):
+            if can_declare_now(view, kind, s * 13 + r):
+                if kind > best_kind or (kind == best_kind and st > best_str):
+                    best_kind = kind
+                    best_card = s * 13 + r
+                    best_str = st
+                break
+    return best_kind, best_card, best_str
+
+
+@njit(cache=True)
+def joker_option(view):
+    """The joker pair I may declare now (RJ preferred), or -1."""
+    if can_declare_now(view, JOKER_PAIR, RJ):
+        return RJ
+    if can_declare_now(view, JOKER_PAIR, BJ):
+        return BJ
+    return -1
+
+
+# ---------------------------------------------------------------- voids
+
+
+@njit(cache=True)
+def _played_in(view, seat, e):
+    """Cards of suit e that seat has played before the current trick."""
+    n = 0
+    for i in range(view[V_TTMETA, META_NCARDS + e]):
+        c = view[V_SUITS + e, i]
+        n += view[V_PLAYED + seat, c] - view[V_TRICK + seat, c]
+    return n
+
+
+@njit(cache=True)
+def _count_in(view, row, e):
+    n = 0
+    for i in range(view[V_TTMETA, META_NCARDS + e]):
+        n += view[row, view[V_SUITS + e, i]]
+    return n
+
+
+@njit(cache=True)
+def track_voids(view, scratch):
+    """Update the shown voids kept in scratch[:SCRATCH_LIB]; call it at every lead and follow.
+
+    A seat shows a void when it plays fewer cards of the led suit than were
+    led.  Plays before mine in this trick are in the view; for the plays after
+    mine in the previous trick the tracker compares the cards played then
+    with a snapshot taken at my previous call.  So it sees everything when
+    the seat's lead and follow strategies both call it, and only the current
+    trick's earlier plays otherwise.
+    """
+    if scratch.shape[0] < SCRATCH_LIB:
+        return
+    t = view[V_META, M_TRICK]
+    npl = view[V_META, M_NPLAYED]
+    me = view[V_META, M_SEAT]
+    if t > 0 and scratch[S_LAST] == t:
+        pos0 = np.int64(scratch[S_MYPOS])
+        s0 = np.int64(scratch[S_SUIT])
+        n0 = np.int64(scratch[S_N])
+        if pos0 < 0 or pos0 > 3 or s0 < -1 or s0 > 4:  # not ours: someone else wrote there
+            pos0 = 3
+        if s0 < 0:  # I led it: my own play says what was led
+            for e in range(5):
+                d = _played_in(view, me, e) - np.int64(scratch[S_SNAP + me * 5 + e])
+                if d > 0:
+                    s0 = e
+                    n0 = d
+        l0 = view[V_TRICK_LEADER, t - 1]
+        if s0 >= 0:
+            for i in range(pos0 + 1, 4):
+                x = (l0 + i) % 4
+                if _played_in(view, x, s0) - np.int64(scratch[S_SNAP + x * 5 + s0]) < n0:
+                    scratch[S_VOID + x * 5 + s0] = 1.0
+    leader = view[V_META, M_LEADER]
+    scratch[S_LAST] = t + 1
+    scratch[S_MYPOS] = npl
+    if npl == 0:
+        scratch[S_SUIT] = -1
+        for x in range(4):
+            for e in range(5):
+                scratch[S_SNAP + x * 5 + e] = _played_in(view, x, e)
+        return
+    s = view[V_META, M_LEAD_SUIT]
+    n = view[V_META, M_LEAD_N]
+    scratch[S_SUIT] = s
+    scratch[S_N] = n
+    for i in range(1, npl):
+        x = (leader + i) % 4
+        if _count_in(view, V_TRICK + x, s) < n:
+            scratch[S_VOID + x * 5 + s] = 1.0
+    for i in range(npl + 1, 4):
+        x = (leader + i) % 4
+        scratch[S_SNAP + x * 5 + s] = _played_in(view, x, s)
+
+
+@njit(cache=True)
+def shown_void(scratch, seat, s):
+    """Whether ``seat`` has shown a void in effective suit ``s`` (as tracked by track_voids)."""
+    return scratch.shape[0] >= SCRATCH_LIB and scratch[S_VOID + seat * 5 + s] > 0.0
