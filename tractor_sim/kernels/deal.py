@@ -128,6 +128,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     out = np.zeros(54, dtype=np.int64)
     rank = 0 if round1 else levels[decl_team]
     redeals = 0
+    if logging:
+        _log(log, LOG_START, -1, key_a, key_b, out, False)
     while True:
         # ---- draw and declare -------------------------------------------------
         views[:] = 0
@@ -451,6 +453,7 @@ LOG_LEAD = 8  # seat led (counts) in trick a
 LOG_FAILED_THROW = 9  # the throw failed: blocked by seat a, penalty b, forced part (counts)
 LOG_FOLLOW = 10  # seat followed (counts) in trick a
 LOG_TRICK = 11  # seat won trick a with b points
+LOG_START = 12  # a deal starts: key a (deal or match id), b (deal in match)
 LOG_COLS = 4 + 54
 
 

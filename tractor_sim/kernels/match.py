@@ -29,6 +29,7 @@ DEAL_COLS = X_D + D_FIELDS
 MATCH_COLS = 5  # match_id, winner, deals, level0_final, level1_final
 MAX_DEALS_PER_MATCH = 1000  # deal ids in match mode are match_id * 1000 + deal_in_match
 
+LOG_ALL = -2  # log_id that logs every deal of the chunk into one log
 MODE_FIXED = 0
 MODE_MATCH = 1
 
@@ -46,7 +47,7 @@ CHUNK_SIG = types.int64(
     types.int64[:, ::1],  # match rows out
     types.int64[::1],  # err/status out (code, seat, decision, trick, redeals, id, deal in match, done, hand, answer)
     types.int64[:, ::1],  # event log of one deal, for replays (deal.LOG_*)
-    types.int64,  # the deal id to log (-1: none)
+    types.int64,  # the deal id to log (-1: none, LOG_ALL: every deal)
 )
 
 
@@ -113,7 +114,7 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             st[0] = stream_key(seed, ident, 0, P_STARTER)
             starter = fixed_team + 2 * randint(st, 2)
             code = play_deal(seed, ident, 0, False, levels, fixed_team, starter, rules, params, fns, ws, row, err, deck,
-                             log if ident == log_id else nolog)
+                             log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[5] = ident
                 return -1 - nrows
@@ -130,7 +131,7 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
             code = play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws, row, err, deck,
-                             log if key == log_id else nolog)
+                             log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[5] = ident
                 err[6] = d
