@@ -202,8 +202,9 @@ def trick(plays, trump, hands=None, leader=0, declarers=(0, 2), rules=None, expl
             if not res[0]:
                 forced = np.zeros(54, dtype=np.int64)
                 K.unit_counts(info["units"], info["ucards"], int(res[2]), forced)
+                # the forced part's cards high to low, as classify lists a unit
                 throw.update(blocked_by=int(res[1]), penalty=int(res[3]),
-                             forced=_strs([c for c in range(54) for _ in range(int(forced[c]))][::-1]))
+                             forced=_strs(info["parts"][int(res[2])]["cards"]))
                 notes.append(f"seat {leader}'s throw fails: seat {int(res[1])} can beat "
                              f"{' '.join(throw['forced'])}, which must be led instead; "
                              f"penalty {abs(int(res[3]))} points")

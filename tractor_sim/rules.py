@@ -75,7 +75,7 @@ class Rules:
                 if value not in CHOICES[f.name]:
                     raise RulesError(
                         f"rule option {f.name!r}: bad value {value!r}; "
-                        f"expected one of {', '.join(CHOICES[f.name])}"
+                        f"expected one of {', '.join(CHOICES[f.name])}{_suggest(value, CHOICES[f.name])}"
                     )
             elif f.type in ("bool", bool):
                 if not isinstance(value, bool):

@@ -1,0 +1,921 @@
+"""Hand-built situations for every rule of RULES.md sections 1-7.
+
+Through the public referee (``tractor_sim.referee``: classify, legal_follow,
+trick, kitty_bonus, level_change) and, where the referee does not reach, the
+kernels directly (trump_table, can_declare, kitty_flip_suit, match_winner,
+next_starter, level_change).  Every expected value is worked out by hand from
+RULES.md and docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from tractor_sim import referee as R
+from tractor_sim.cards import (
+    BJ,
+    RANKS,
+    RJ,
+    CardError,
+    card_str,
+    full_deck,
+    parse_card,
+    parse_cards,
+    parse_rank,
+    parse_suit,
+    points,
+    to_counts,
+)
+from tractor_sim.kernels import combos as K
+from tractor_sim.kernels import declare as D
+from tractor_sim.kernels import scoring as S
+from tractor_sim.kernels.order import TRUMP, TT_EFF, TT_POS, trump_table
+from tractor_sim.referee import RefereeError
+from tractor_sim.rules import Rules, RulesError, as_rules
+
+pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaExperimentalFeatureWarning")
+
+H2 = {"rank": "2", "suit": "H"}  # rank 2, hearts trump (the RULES.md example)
+S7 = {"rank": "7", "suit": "S"}  # rank 7, spades trump
+NT2 = {"rank": "2", "suit": None}  # a joker pair was declared
+NT7 = {"rank": "7", "suit": None}
+RTNT = {"rank_trumps_in_no_trump": True}
+
+
+def units(cards, trump=H2, rules=None):
+    return R.classify(cards, trump, rules)["units"]
+
+
+def kind(cards, trump=H2, rules=None):
+    return R.classify(cards, trump, rules)["kind"]
+
+
+def U(*groups):
+    """Expected units: each group a space-separated card string."""
+    return [g.split() for g in groups]
+
+
+def win(plays, trump=H2, leader=0, rules=None):
+    return R.trick(plays, trump, leader=leader, rules=rules)["winner"]
+
+
+def follow(hand, lead, play, trump=H2, rules=None):
+    return R.legal_follow(hand, lead, play, trump, rules)
+
+
+def positions(cards, trump, rules=None):
+    rank, suit = R.parse_trump(trump)
+    tt = trump_table(rank, suit, int(as_rules(rules).rank_trumps_in_no_trump))
+    return [int(tt[TT_EFF, c]) for c in parse_cards(cards)], [int(tt[TT_POS, c]) for c in parse_cards(cards)]
+
+
+def steps(pos):
+    return [a - b for a, b in zip(pos, pos[1:])]
+
+
+# ===========================================================================
+# 1. Cards and deal
+
+
+def test_two_decks_and_four_jokers():
+    deck = full_deck(2)
+    assert len(deck) == 108
+    counts = Counter(int(c) for c in deck)
+    assert len(counts) == 54 and set(counts.values()) == {2}
+    assert counts[BJ] == 2 and counts[RJ] == 2
+
+
+def test_card_points_and_200_per_deck():
+    for c in range(54):
+        want = {"K": 10, "10": 10, "5": 5}.get(card_str(c)[:-1], 0) if c < BJ else 0
+        assert points([c]) == want, card_str(c)
+        assert S.card_points(to_counts([c])) == want, card_str(c)
+    assert S.card_points(to_counts(full_deck(2))) == 200
+    assert points(full_deck(2)) == 200
+    assert R.trick(["5S", "KS", "10S", "3S"], H2)["points"] == 25
+    assert R.trick(["KD KD", "10H 10H", "5C 5C", "BJ RJ"], H2)["points"] == 50
+
+
+# ---------------------------------------------------------------------------
+# Notation and its errors
+
+
+def test_card_notation():
+    assert parse_cards("AS 10H TH bj rj 2C QD") == [12, 21, 21, BJ, RJ, 39, 36]
+    assert parse_cards(["ks", " 5d "]) == [11, 29]
+    assert parse_cards("AS,KS") == [12, 11]
+    assert [parse_card(card_str(c)) for c in range(54)] == list(range(54))
+    assert parse_rank("t") == 8 and parse_rank("A") == 12
+    assert parse_suit("c") == 3 and parse_suit(None) == 4 and parse_suit("NT") == 4
+
+
+@pytest.mark.parametrize("bad", ["1S", "XX", "AX", "10", "S", "", "AS7", "11S", "B J", "RR"])
+def test_parser_error_names_the_token(bad):
+    with pytest.raises(CardError, match=re.escape(repr(bad))):
+        parse_card(bad)
+
+
+def test_parser_errors_in_context():
+    with pytest.raises(CardError, match=re.escape("'1S'")):
+        parse_cards("AS 1S KH")
+    with pytest.raises(CardError, match="bad card 5"):
+        parse_card(5)
+    with pytest.raises(CardError, match="bad rank '1'"):
+        parse_rank("1")
+    with pytest.raises(CardError, match="bad suit 'X'"):
+        parse_suit("X")
+    with pytest.raises(CardError, match="card AS appears more than 2 times"):
+        to_counts(parse_cards("AS AS AS"))
+    # the referee names the field as well as the token
+    with pytest.raises(RefereeError, match=re.escape("cards: bad card 'QQ'")):
+        R.classify("AS QQ", H2)
+    with pytest.raises(RefereeError, match=re.escape("plays[1]: bad card 'ZZ'")):
+        R.trick(["AS", "ZZ"], H2)
+    with pytest.raises(RefereeError, match=re.escape("hands[2]: bad card '1D'")):
+        R.trick(["AS"], H2, hands=["AS", "KS", "1D", "QS"])
+    with pytest.raises(RefereeError, match=re.escape("trump: bad rank '1'")):
+        R.classify("AS", {"rank": "1", "suit": "H"})
+    with pytest.raises(RefereeError, match=re.escape("trump: bad suit 'X'")):
+        R.classify("AS", {"rank": "2", "suit": "X"})
+    with pytest.raises(RefereeError, match="trump: expected"):
+        R.classify("AS", {"suit": "H"})
+    with pytest.raises(RefereeError, match=re.escape("hand: card 3S appears more than 2 times")):
+        R.legal_follow("3S 3S 3S", "AS", "3S", H2)
+    with pytest.raises(RefereeError, match=re.escape("plays[1]: seat 1 plays KS, which is not in hands[1]")):
+        R.trick(["AS", "KS"], H2, hands=["AS", "QS", "JS", "10S"])
+    with pytest.raises(RefereeError, match="hands: card AS is held more than twice in all"):
+        R.trick(["AS"], H2, hands=["AS AS", "AS", "JS", "10S"])
+
+
+# ---------------------------------------------------------------------------
+# Rule options and their errors
+
+
+def test_rules_defaults_and_presets():
+    r = Rules()
+    assert r == as_rules(None) == as_rules("standard") == as_rules({})
+    assert r.throw_check == "all_others" and r.throw_forced_part == "fewest_then_lowest"
+    assert r.throw_penalty == 10 and r.kitty_multiplier == "twice_lead_size" and r.match_end == "pass_ace"
+    assert as_rules("russian").match_end == "reach_ace"
+    assert as_rules({"preset": "russian", "throw_penalty": 20}) == Rules(match_end="reach_ace", throw_penalty=20)
+    assert list(r.encode()) == [0, 0, 0, 10, 0, 0, 0, 0, 0, 0]
+    assert list(Rules(rank_trumps_in_no_trump=True, throw_check="opponents_only", throw_forced_part="highest",
+                      throw_penalty=7, kitty_multiplier="twice_largest_unit", match_end="reach_ace",
+                      self_override="any", follow_tractor=True).encode()) == [1, 1, 2, 7, 2, 1, 1, 0, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: Rules.from_dict({"throw_chek": "all_others"}),
+         "unknown rule option 'throw_chek' (did you mean 'throw_check'?)"),
+        (lambda: Rules.from_dict({"kitty_multipler": "pow2_pairs"}),
+         "unknown rule option 'kitty_multipler' (did you mean 'kitty_multiplier'?)"),
+        (lambda: Rules.from_dict({}, preset="standart"),
+         "unknown rules preset 'standart' (did you mean 'standard'?)"),
+        (lambda: Rules(throw_check="opponent_only"),
+         "rule option 'throw_check': bad value 'opponent_only'; expected one of all_others, opponents_only "
+         "(did you mean 'opponents_only'?)"),
+        (lambda: Rules.from_dict({"kitty_multiplier": "pow2_pair"}),
+         "rule option 'kitty_multiplier': bad value 'pow2_pair'; expected one of twice_lead_size, pow2_pairs, "
+         "twice_largest_unit (did you mean 'pow2_pairs'?)"),
+        (lambda: Rules(match_end="reach_the_ace"),
+         "rule option 'match_end': bad value 'reach_the_ace'; expected one of pass_ace, reach_ace "
+         "(did you mean 'reach_ace'?)"),
+        (lambda: Rules(self_override="never"),
+         "rule option 'self_override': bad value 'never'; expected one of strengthen_only, any"),
+        (lambda: Rules(throw_penalty=-1), "rule option 'throw_penalty': expected a whole number >= 0, got -1"),
+        (lambda: Rules(throw_penalty=True), "rule option 'throw_penalty': expected a whole number >= 0, got True"),
+        (lambda: Rules(follow_tractor="yes"), "rule option 'follow_tractor': expected true or false, got 'yes'"),
+        (lambda: as_rules(3), "rules must be a preset name or a table of options, got int"),
+        (lambda: R.classify("AS", H2, {"matc_end": "pass_ace"}),
+         "unknown rule option 'matc_end' (did you mean 'match_end'?)"),
+    ],
+)
+def test_rules_errors_name_the_option(make, message):
+    with pytest.raises(RulesError) as e:
+        make()
+    assert str(e.value) == message
+
+
+# ===========================================================================
+# 2. Trump rank, trump suit, declaring (kernel can_declare, kitty_flip_suit)
+
+RANK2 = 0
+NO_DECL = (-1, D.NONE, -1)
+
+
+def can(hand, kind_, card, seat=0, current=NO_DECL, rank=RANK2, self_override="strengthen_only"):
+    cur_seat, cur_kind, cur_card = current
+    if isinstance(cur_card, str):
+        cur_card = parse_card(cur_card)
+    enc = Rules(self_override=self_override).encode()
+    return bool(D.can_declare(to_counts(parse_cards(hand)), kind_, parse_card(card), seat,
+                              cur_seat, cur_kind, cur_card, rank, enc))
+
+
+def test_declare_fresh():
+    assert can("2S 5H", D.SINGLE, "2S")
+    assert not can("2S 5H", D.SINGLE, "5H")  # not the trump rank
+    assert not can("2S 5H", D.SINGLE, "2H")  # not held
+    assert not can("2S 5H", D.PAIR, "2S")  # one copy only
+    assert can("2S 2S", D.PAIR, "2S")
+    assert can("BJ BJ", D.JOKER_PAIR, "BJ")
+    assert can("RJ RJ", D.JOKER_PAIR, "RJ")
+    assert not can("BJ RJ", D.JOKER_PAIR, "BJ")  # two jokers, not identical
+    assert not can("BJ RJ", D.JOKER_PAIR, "RJ")
+    assert not can("BJ BJ", D.SINGLE, "BJ")  # a joker is no card of the trump rank
+    assert not can("2S 2S", D.JOKER_PAIR, "2S")
+    seven = parse_rank("7")
+    assert can("7D 2D", D.SINGLE, "7D", rank=seven)
+    assert not can("7D 2D", D.SINGLE, "2D", rank=seven)
+    assert can("7D 7D", D.PAIR, "7D", rank=seven)
+
+
+def test_declare_overrides_by_others():
+    single = (1, D.SINGLE, "2D")
+    assert not can("2S 2C", D.SINGLE, "2S", current=single)  # a single never overrides a single
+    assert can("2S 2S", D.PAIR, "2S", current=single)  # any pair overrides a single
+    assert can("2C 2C", D.PAIR, "2C", current=single)
+    assert can("BJ BJ", D.JOKER_PAIR, "BJ", current=single)  # so does a joker pair
+    assert can("RJ RJ", D.JOKER_PAIR, "RJ", current=single)
+    pair = (3, D.PAIR, "2D")
+    assert not can("2S 2S", D.PAIR, "2S", current=pair)  # a pair never overrides a pair
+    assert not can("2S", D.SINGLE, "2S", current=pair)
+    assert can("BJ BJ", D.JOKER_PAIR, "BJ", current=pair)  # only a joker pair does
+    assert can("RJ RJ", D.JOKER_PAIR, "RJ", current=pair)
+    jokers = (2, D.JOKER_PAIR, "BJ")
+    assert not can("RJ RJ", D.JOKER_PAIR, "RJ", current=jokers)  # a joker pair never
+    assert not can("2S 2S", D.PAIR, "2S", current=jokers)
+    assert not can("2S", D.SINGLE, "2S", current=jokers)
+    assert not can("BJ BJ", D.JOKER_PAIR, "BJ", current=(2, D.JOKER_PAIR, "RJ"))
+
+
+def test_declare_self_override_only_to_strengthen():
+    mine = (0, D.SINGLE, "2H")
+    assert can("2H 2H 2S 2S BJ BJ", D.PAIR, "2H", current=mine)  # strengthen into the pair
+    assert not can("2H 2H 2S 2S BJ BJ", D.PAIR, "2S", current=mine)  # another suit: no
+    assert not can("2H 2H 2S 2S BJ BJ", D.JOKER_PAIR, "BJ", current=mine)
+    assert not can("2H 2H 2S 2S BJ BJ", D.SINGLE, "2S", current=mine)
+    assert not can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(0, D.PAIR, "2H"))
+    # the same hands when another seat made the declaration
+    assert can("2H 2S 2S", D.PAIR, "2S", current=(2, D.SINGLE, "2H"))
+    assert can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(2, D.PAIR, "2D"))
+    # self_override = any: one's own declaration is overridden like anybody's
+    assert can("2H 2H 2S 2S BJ BJ", D.PAIR, "2S", current=mine, self_override="any")
+    assert can("2H 2H 2S 2S BJ BJ", D.JOKER_PAIR, "BJ", current=mine, self_override="any")
+    assert not can("2H 2H 2S 2S BJ BJ", D.SINGLE, "2S", current=mine, self_override="any")
+    assert can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(0, D.PAIR, "2H"), self_override="any")
+    assert not can("RJ RJ BJ BJ", D.JOKER_PAIR, "RJ", current=(0, D.JOKER_PAIR, "BJ"), self_override="any")
+
+
+def test_declare_bad_requests():
+    assert not can("2S 2S", 0, "2S")  # no such kind
+    assert not can("2S 2S", 4, "2S")
+    enc = Rules().encode()
+    hand = to_counts(parse_cards("2S 2S BJ BJ"))
+    assert not D.can_declare(hand, D.SINGLE, -1, 0, -1, D.NONE, -1, RANK2, enc)
+    assert not D.can_declare(hand, D.JOKER_PAIR, 54, 0, -1, D.NONE, -1, RANK2, enc)
+
+
+def flip(kitty, rank="2", n=8):
+    return int(D.kitty_flip_suit(np.array(parse_cards(kitty), dtype=np.int64), n, parse_rank(rank)))
+
+
+def test_kitty_flip():
+    # the first card of the trump rank sets the suit, even below higher cards and before another rank card
+    assert flip("5S KD AC 3H 2S 9D 2C 7C") == 0
+    assert flip("AS AD KH QC JS 10D 3C 2H") == 1
+    assert flip("AS KH AD 3H 9H 9D 8C QC", rank="9") == 1
+    # no rank card: the highest-ranking card, the first revealed winning ties
+    assert flip("5S KD 3H KC 9S BJ 4D 4D") == 2
+    assert flip("AS KH AD 3H 8H 8D 8C QC", rank="9") == 0
+    assert flip("3S QH AD AC 4H 5D 6C 7S") == 2
+    # jokers never set the suit
+    assert flip("RJ BJ 3H 4C 3D 4S BJ 3S") == 3
+    # only the first n cards are turned up
+    assert flip("3S 4H 5D 6C 7S 8H 9D 2C", n=7) == 2
+    assert flip("3S 4H 5D 6C 7S 8H 9D 2C", n=8) == 3
+
+
+# ===========================================================================
+# 4. Card order
+
+
+def test_order_example_rank2_hearts():
+    order = "RJ BJ 2H 2S 2D 2C AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H"
+    eff, pos = positions(order, H2)
+    assert eff == [TRUMP] * 18
+    # strictly descending, one step at a time, except that 2S = 2D = 2C
+    assert steps(pos) == [1, 1, 1, 0, 0] + [1] * 12
+    # through the referee: each card beats the next lower one, equal cards go to the earlier
+    cards = order.split()
+    for hi, lo in zip(cards, cards[1:]):
+        equal = hi[0] == lo[0] == "2" and "H" not in (hi[1], lo[1])
+        assert win([lo, hi], H2) == (0 if equal else 1), (lo, hi)
+        assert win([hi, lo], H2) == 0, (hi, lo)
+
+
+def test_order_plain_suits_skip_the_rank():
+    eff, pos = positions("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S", H2)
+    assert eff == [0] * 12 and steps(pos) == [1] * 11
+    eff, pos = positions("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", S7)
+    assert eff == [2] * 12 and steps(pos) == [1] * 11
+    assert positions("7D 7H 7C", S7)[0] == [TRUMP] * 3
+    # a trump, even the lowest, beats the best card of a plain suit
+    assert win(["AS", "3H"], H2) == 1
+    assert win(["AD", "2S"], S7) == 1  # 2S is a spade, the trump suit: a trump
+    assert win(["AD", "7C"], S7) == 1
+
+
+def test_order_no_trump_suit():
+    eff, pos = positions("RJ BJ AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", NT2)
+    assert eff == [TRUMP, TRUMP] + [1] * 13
+    assert steps(pos[:2]) == [1] and steps(pos[2:]) == [1] * 12
+    assert R.classify("2H", NT2)["suit"] == "H"
+    assert win(["3H", "2H"], NT2) == 0  # the 2 is the lowest heart, not a trump
+    assert win(["AH", "2S", "BJ", "RJ"], NT2) == 3
+    assert win(["AH", "RJ", "BJ"], NT2) == 1
+    # option: the rank cards stay trumps, equal, just below BJ
+    eff, pos = positions("RJ BJ 2H 2S 2D 2C", NT2, RTNT)
+    assert eff == [TRUMP] * 6 and steps(pos) == [1, 1, 0, 0, 0]
+    eff, pos = positions("AH KH 3H", NT2, RTNT)
+    assert eff == [1, 1, 1] and steps(pos) == [1, 10]
+    assert win(["3H", "2H"], NT2, rules=RTNT) == 1
+    assert win(["3H", "2H", "2D", "BJ"], NT2, rules=RTNT) == 3
+    assert win(["3H", "2H", "2D"], NT2, rules=RTNT) == 1
+
+
+def test_effective_suit_of_offsuit_rank_card():
+    assert R.classify("2S", H2)["suit"] == "trump"
+    assert R.classify("2S", NT2)["suit"] == "S"
+    assert follow("2S 5S", "AS", "5S")
+    assert not follow("2S 5S", "AS", "2S")  # 2S is no spade: the 5S must be played
+    assert follow("2S 5D", "AH", "2S")  # and it follows a trump lead
+    assert not follow("2S 5D", "AH", "5D")
+    with pytest.raises(RefereeError, match="one effective suit"):
+        R.classify("AS 2S", H2)
+    with pytest.raises(RefereeError, match="one effective suit"):
+        R.classify("6C 6C 7C 7C", S7)
+
+
+# ===========================================================================
+# 5. Leads
+
+
+def test_simple_kinds():
+    assert R.classify("AS", H2) == {"kind": "single", "suit": "S", "units": U("AS")}
+    assert R.classify("AS AS", H2) == {"kind": "pair", "suit": "S", "units": U("AS AS")}
+    assert R.classify("3S 3S 4S 4S", H2) == {"kind": "tractor", "suit": "S", "units": U("4S 4S 3S 3S")}
+    assert R.classify("AS KS", H2) == {"kind": "throw", "suit": "S", "units": U("AS", "KS")}
+    assert R.classify("2S 2D", H2) == {"kind": "throw", "suit": "trump", "units": U("2S", "2D")}  # equal, not a pair
+
+
+def test_tractor_across_the_trump_rank():
+    cards = "AH AH 2S 2S 2H 2H BJ BJ"
+    assert R.classify(cards, H2) == {"kind": "tractor", "suit": "trump", "units": U("BJ BJ 2H 2H 2S 2S AH AH")}
+    assert R.classify("AH AH 2C 2C", H2)["kind"] == "tractor"
+    assert R.classify("2D 2D 2H 2H", H2)["kind"] == "tractor"
+    assert R.classify("BJ BJ RJ RJ", H2)["kind"] == "tractor"
+    assert R.classify("2H 2H BJ BJ RJ RJ", H2)["kind"] == "tractor"
+    assert R.classify("KH KH 2S 2S", H2) == {"kind": "throw", "suit": "trump", "units": U("2S 2S", "KH KH")}
+    assert R.classify("AH AH BJ BJ", H2)["kind"] == "throw"  # 2s in between
+    # rank A: K of the trump suit, the off-suit aces, the ace of the suit, jokers
+    assert kind("KH KH AS AS AH AH BJ BJ", {"rank": "A", "suit": "H"}) == "tractor"
+
+
+def test_two_offsuit_rank_pairs_not_a_tractor():
+    assert R.classify("2S 2S 2D 2D", H2) == {"kind": "throw", "suit": "trump", "units": U("2S 2S", "2D 2D")}
+    # with AH below, one of them joins the tractor and the other stays a pair (lowest card id used)
+    assert units("AH AH 2S 2S 2D 2D 2H 2H", H2) == U("2H 2H 2S 2S AH AH", "2D 2D")
+    assert units("2C 2C 2D 2D 2H 2H", H2) == U("2H 2H 2D 2D", "2C 2C")
+
+
+def test_tractor_skips_the_trump_rank():
+    assert R.classify("6C 6C 8C 8C", S7) == {"kind": "tractor", "suit": "C", "units": U("8C 8C 6C 6C")}
+    assert R.classify("6C 6C 8C 8C", H2) == {"kind": "throw", "suit": "C", "units": U("8C 8C", "6C 6C")}
+    assert R.classify("6C 6C 8C 8C", {"rank": "7", "suit": "C"})["kind"] == "tractor"  # in trumps too
+    assert kind("AS AS QS QS", {"rank": "K", "suit": "H"}) == "tractor"
+    # no trump suit: the rank stays in its suit
+    assert R.classify("6C 6C 8C 8C", NT7)["kind"] == "throw"
+    assert R.classify("6C 6C 7C 7C 8C 8C", NT7) == {"kind": "tractor", "suit": "C",
+                                                    "units": U("8C 8C 7C 7C 6C 6C")}
+    assert R.classify("6C 6C 8C 8C", NT7, RTNT)["kind"] == "tractor"
+    assert R.classify("2S 2S BJ BJ", NT2, RTNT)["kind"] == "tractor"
+    assert R.classify("2S 2S 2D 2D", NT2, RTNT)["kind"] == "throw"
+    assert R.classify("BJ BJ RJ RJ", NT2)["kind"] == "tractor"
+
+
+def test_decomposition_order():
+    # tractors first, longest then highest, then pairs high to low, then singles high to low
+    assert units("3S 3S 4S 4S 5S 5S 9S 9S 10S 10S AS") == U("5S 5S 4S 4S 3S 3S", "10S 10S 9S 9S", "AS")
+    assert units("3S 3S 4S 4S 9S 9S 10S 10S") == U("10S 10S 9S 9S", "4S 4S 3S 3S")
+    assert units("AS KS KS 7S 7S 3S") == U("KS KS", "7S 7S", "AS", "3S")
+    assert units("KH KH AH AH 2S 2S 2D 2D 2H 2H BJ BJ 3H") == U("BJ BJ 2H 2H 2S 2S AH AH KH KH", "2D 2D", "3H")
+    assert units("2C 2S 2D 2H 5H") == U("2H", "2S", "2D", "2C", "5H")
+
+
+# ---------------------------------------------------------------------------
+# Throws
+
+THROW_HANDS = ["AS KS KS 4D", "AS QS QS 3H", "JS JS 5C 6C", "2S 2S BJ 7C"]
+
+
+def test_throw_stands_and_is_ruffed():
+    r = R.trick(["AS KS KS", "AS QS QS", "JS JS 6C", "2S 2S BJ"], H2, hands=THROW_HANDS)
+    assert r["throw"] == {"ok": True, "blocked_by": None, "forced": [], "penalty": 0}
+    assert r["lead"] == {"kind": "throw", "units": U("KS KS", "AS")}
+    assert r["legal"] == [True, True, True, True]
+    assert r["winner"] == 3  # void in spades, a pair and a single in trumps
+    assert r["points"] == 20
+    # nobody ruffs: the leader wins although seat 1 plays an equal ace
+    r = R.trick(["AS KS KS", "AS QS QS", "JS JS 5C", "2S BJ 7C"], H2, hands=THROW_HANDS)
+    assert r["winner"] == 0
+
+
+BLOCK_HANDS = ["AS QS QS", "3S 4D 5D", "JS JS 6D", "KS KS 7D"]
+
+
+def test_throw_blocked_by_an_opponent():
+    r = R.trick(["AS QS QS", "3S 4D", "JS JS", "KS KS"], H2, hands=BLOCK_HANDS, declarers=(0, 2))
+    assert r["throw"] == {"ok": False, "blocked_by": 3, "forced": ["QS", "QS"], "penalty": 10}
+    assert r["lead"] == {"kind": "pair", "units": U("QS QS")}
+    assert r["legal"] == [True, True, True, True]  # the followers answer the pair
+    assert r["winner"] == 3 and r["points"] == 20
+    # the thrower is an opponent: the opponents' total falls
+    r = R.trick(["AS QS QS"], H2, hands=BLOCK_HANDS, declarers=(1, 3))
+    assert r["throw"]["penalty"] == -10
+    # answering the whole throw instead of the forced pair is illegal
+    r = R.trick(["AS QS QS", "3S 4D 5D"], H2, hands=BLOCK_HANDS)
+    assert r["legal"] == [True, False]
+
+
+def test_throw_blocked_by_the_partner_and_opponents_only():
+    hands = ["AS QS QS", "3S 4D 5D", "KS KS 6D", "JS JS 7D"]
+    r = R.trick(["AS QS QS"], H2, hands=hands)
+    assert r["throw"] == {"ok": False, "blocked_by": 2, "forced": ["QS", "QS"], "penalty": 10}
+    opp = {"throw_check": "opponents_only"}
+    r = R.trick(["AS QS QS", "3S 4D 5D", "KS KS 6D", "JS JS 7D"], H2, hands=hands, rules=opp)
+    assert r["throw"] == {"ok": True, "blocked_by": None, "forced": [], "penalty": 0}
+    assert r["lead"]["kind"] == "throw" and r["legal"] == [True, True, True, True]
+    assert r["winner"] == 0 and r["points"] == 25
+    # the same throw by seat 1 (partner seat 3 holds the JS pair, lower): an opponent blocks
+    hands1 = ["KS KS 6D", "AS QS QS", "3S 4D 5D", "JS JS 7D"]
+    r = R.trick(["AS QS QS"], H2, hands=hands1, leader=1, rules=opp)
+    assert r["throw"] == {"ok": False, "blocked_by": 0, "forced": ["QS", "QS"], "penalty": -10}
+
+
+def test_throw_blocked_by_first_seat_in_playing_order():
+    hands = ["AS 3C 4C", "AS 5C 6C", "KS 9S 9S", "3D 4D 5D"]
+    r = R.trick(["KS 9S 9S"], H2, hands=hands, leader=2)
+    assert r["throw"] == {"ok": False, "blocked_by": 0, "forced": ["KS"], "penalty": 20}  # order: 3, 0, 1
+    r = R.trick(["KS 9S 9S"], H2, hands=hands, leader=2, rules={"throw_check": "opponents_only"})
+    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["KS"], "penalty": 20}  # seat 0 is the partner
+
+
+# tractor 4-3, pair Q, singles K and 9: seat 1 beats K, 9 and the pair; seat 3 beats the tractor and 9
+FORCED_LEAD = "KS QS QS 4S 4S 3S 3S 9S"
+FORCED_HANDS = [FORCED_LEAD, "AS AS 2H 3D 3D 4D 4D 5D", "8D 9D 10D JD QD KD AD 6C", "6S 6S 5S 5S 10S 7C 8C 9C"]
+
+
+@pytest.mark.parametrize(
+    "option, forced, blocked, taken_back",
+    [
+        ("fewest_then_lowest", ["9S"], 1, 7),
+        ("lowest", ["4S", "4S", "3S", "3S"], 3, 4),
+        ("highest", ["KS"], 1, 7),
+    ],
+)
+def test_failed_throw_forced_part(option, forced, blocked, taken_back):
+    for declarers, sign in (((0, 2), 1), ((1, 3), -1)):
+        for penalty in (10, 20):
+            rules = {"throw_forced_part": option, "throw_penalty": penalty}
+            r = R.trick([FORCED_LEAD], H2, hands=FORCED_HANDS, declarers=declarers, rules=rules)
+            assert r["throw"] == {"ok": False, "blocked_by": blocked, "forced": forced,
+                                  "penalty": sign * penalty * taken_back}
+            assert r["lead"]["units"] == [forced]
+
+
+def test_failed_throw_is_answered_as_its_forced_part():
+    r = R.trick([FORCED_LEAD, "AS", "8D", "10S"], H2, hands=FORCED_HANDS)
+    assert r["throw"]["forced"] == ["9S"] and r["lead"]["kind"] == "single"
+    assert r["legal"] == [True, True, True, True] and r["winner"] == 1 and r["points"] == 10
+    r = R.trick([FORCED_LEAD, "AS AS 3D 3D", "8D 9D 10D JD", "6S 6S 5S 5S"], H2, hands=FORCED_HANDS,
+                rules={"throw_forced_part": "lowest"})
+    assert r["lead"] == {"kind": "tractor", "units": U("4S 4S 3S 3S")}
+    assert r["legal"] == [True, True, True, True] and r["winner"] == 3 and r["points"] == 20
+    # seat 1 owes its only spade pair
+    r = R.trick([FORCED_LEAD, "AS 3D 3D 4D"], H2, hands=FORCED_HANDS, rules={"throw_forced_part": "lowest"})
+    assert r["legal"] == [True, False]
+
+
+def test_failed_throw_fewest_prefers_a_pair_over_a_lower_tractor():
+    hands = ["AS QS QS 4S 4S 3S 3S", "KS KS", "8D", "6S 6S 5S 5S"]
+    r = R.trick(["AS QS QS 4S 4S 3S 3S"], H2, hands=hands)
+    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["QS", "QS"], "penalty": 50}
+    r = R.trick(["AS QS QS 4S 4S 3S 3S"], H2, hands=hands, rules={"throw_forced_part": "lowest"})
+    assert r["throw"] == {"ok": False, "blocked_by": 3, "forced": ["4S", "4S", "3S", "3S"], "penalty": 30}
+    r = R.trick(["AS QS QS 4S 4S 3S 3S"], H2, hands=hands, rules={"throw_forced_part": "highest"})
+    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["QS", "QS"], "penalty": 50}
+
+
+def test_throw_tractor_only_beaten_by_as_many_pairs():
+    lead = "10S 10S 9S 9S AS"
+    r = R.trick([lead], H2, hands=[lead, "KS KS 3S", "QS JS", "7S 7S 6S 6S"])
+    assert r["throw"]["ok"] is True
+    r = R.trick([lead], H2, hands=[lead, "KS KS 3S", "8D", "QS QS JS JS"])
+    assert r["throw"] == {"ok": False, "blocked_by": 3, "forced": ["10S", "10S", "9S", "9S"], "penalty": 10}
+    lead = "9S 9S 8S 8S 7S 7S AS"
+    assert R.trick([lead], H2, hands=[lead, "KS KS QS QS", "8D", "JS JS"])["throw"]["ok"] is True
+
+
+def test_throw_not_beaten_by_trumps_or_equal_cards():
+    lead = "AS KS"
+    r = R.trick([lead], H2, hands=[lead, "RJ RJ 2H", "3H", "QS"])
+    assert r["throw"]["ok"] is True
+    # a trump throw is checked within trumps: 2C beats AH, the equal 2S would not
+    lead = "RJ AH"
+    assert R.trick([lead], H2, hands=[lead, "KH KH", "5S", "QH"])["throw"]["ok"] is True
+    r = R.trick([lead], H2, hands=[lead, "KH KH", "2C", "QH"], declarers=(1, 3))
+    assert r["throw"] == {"ok": False, "blocked_by": 2, "forced": ["AH"], "penalty": -10}
+    lead = "RJ 2S"
+    assert R.trick([lead], H2, hands=[lead, "2D", "2C", "BJ"])["throw"] == {
+        "ok": False, "blocked_by": 3, "forced": ["2S"], "penalty": 10}
+    assert R.trick([lead], H2, hands=[lead, "2D", "2C", "AH"])["throw"]["ok"] is True
+
+
+def test_failed_throw_ties_between_parts():
+    # a tractor and a pair with the same top (the off-suit 2s are equal): every option forces the pair
+    lead = "AH AH 2S 2S 2D 2D"
+    hands = [lead, "2H 2H BJ BJ", "3D", "4D"]
+    assert units(lead) == U("2S 2S AH AH", "2D 2D")
+    for option in ("fewest_then_lowest", "lowest", "highest"):
+        r = R.trick([lead], H2, hands=hands, rules={"throw_forced_part": option})
+        assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["2D", "2D"], "penalty": 40}, option
+    # two equal singles: the first in the decomposition (2S before 2D)
+    lead = "RJ 2S 2D"
+    for option in ("fewest_then_lowest", "lowest", "highest"):
+        r = R.trick([lead], H2, hands=[lead, "3D", "2H", "4D"], rules={"throw_forced_part": option})
+        assert r["throw"] == {"ok": False, "blocked_by": 2, "forced": ["2S"], "penalty": 20}, option
+
+
+def test_throw_equal_units_do_not_beat():
+    lead = "RJ 2S 2S"
+    assert R.trick([lead], H2, hands=[lead, "2D 2D", "2C 2C", "3S"])["throw"]["ok"] is True
+    lead = "AH AH 2S 2S 3H"
+    r = R.trick([lead], H2, hands=[lead, "2D 2D KH KH", "4H", "5H"])
+    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["3H"], "penalty": 40}  # only the 3H
+    r = R.trick([lead], H2, hands=[lead, "2D 2D 2H 2H", "4H", "5H"])
+    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["3H"], "penalty": 40}
+    r = R.trick([lead], H2, hands=[lead, "2D 2D 2H 2H", "4H", "5H"], rules={"throw_forced_part": "highest"})
+    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["2S", "2S", "AH", "AH"], "penalty": 10}
+
+
+def test_throw_penalty_zero():
+    r = R.trick([FORCED_LEAD], H2, hands=FORCED_HANDS, rules={"throw_penalty": 0})
+    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["9S"], "penalty": 0}
+
+
+def test_non_throw_leads_are_not_checked():
+    hands = ["3S 3S 4S 4S", "AS AS KS KS QS QS", "8D", "9D"]
+    for lead, kind_, unit in (("3S", "single", "3S"), ("3S 3S", "pair", "3S 3S"),
+                              ("3S 3S 4S 4S", "tractor", "4S 4S 3S 3S")):
+        r = R.trick([lead], H2, hands=hands)
+        assert "throw" not in r and r["lead"] == {"kind": kind_, "units": U(unit)}
+
+
+# ---------------------------------------------------------------------------
+# Following
+
+
+def test_follow_suit():
+    assert follow("3S 4H 5D", "AS", "3S")
+    assert not follow("3S 4H 5D", "AS", "4H")
+    assert follow("4H 5D", "AS", "5D")  # void: anything
+    assert follow("4H 5D", "AS", "4H")
+    assert follow("5H 5S", "BJ", "5H")  # hearts are trumps
+    assert not follow("5H 5S", "BJ", "5S")
+
+
+def test_follow_with_fewer_cards_plays_all_of_them():
+    lead = "KS KS QS QS"
+    assert follow("3S 9D 9D 4C 7H", lead, "3S 9D 9D 4C")
+    assert follow("3S 9D 9D 4C 7H", lead, "3S 9D 7H 4C")
+    assert not follow("3S 9D 9D 4C 7H", lead, "9D 9D 4C 7H")
+    assert follow("3S 5S 9D 9D 4C", lead, "3S 5S 9D 4C")
+    assert not follow("3S 5S 9D 9D 4C", lead, "3S 9D 9D 4C")
+
+
+def test_follow_pair_obligation():
+    assert follow("3S 3S 5S 6D", "KS KS", "3S 3S")
+    assert not follow("3S 3S 5S 6D", "KS KS", "5S 3S")
+    assert follow("3S 5S 7S 6D", "KS KS", "7S 3S")  # no pair held: any two
+    assert follow("3S 5S 6D", "KS KS", "3S 5S")
+    # equal off-suit rank cards are no pair
+    assert follow("2S 2D 3C 4C", "AH AH", "2S 2D")
+    assert not follow("2S 2D 3C 4C", "AH AH", "2S 3C")
+    assert not follow("2S 2S 2D 3C", "AH AH", "2S 2D")
+    assert follow("2S 2S 2D 3C", "AH AH", "2S 2S")
+
+
+def test_follow_tractor_owes_k_pairs_not_a_tractor():
+    lead = "KS KS QS QS"
+    assert follow("3S 3S 7S 7S 9S 10S", lead, "3S 3S 7S 7S")  # need not be consecutive
+    assert not follow("3S 3S 7S 7S 9S 10S", lead, "3S 3S 9S 10S")
+    assert follow("3S 3S 7S 9S 10S", lead, "3S 3S 9S 10S")  # one pair held: one owed
+    assert not follow("3S 3S 7S 9S 10S", lead, "3S 7S 9S 10S")
+    lead3 = "KS KS QS QS JS JS"
+    assert follow("3S 3S 5S 5S 7S 7S 9S", lead3, "3S 3S 5S 5S 7S 7S")
+    assert not follow("3S 3S 5S 5S 7S 7S 9S", lead3, "3S 3S 5S 5S 7S 9S")
+    # the shape is otherwise free, unless the follow_tractor option is on
+    hand = "3S 3S 4S 4S 9S 9S"
+    assert follow(hand, lead, "3S 3S 9S 9S")
+    assert not follow(hand, lead, "3S 3S 9S 9S", rules={"follow_tractor": True})
+    assert follow(hand, lead, "4S 4S 3S 3S", rules={"follow_tractor": True})
+    assert follow("3S 3S 5S 5S 9S 9S", lead, "3S 3S 9S 9S", rules={"follow_tractor": True})
+
+
+def test_follow_throw_owes_all_its_pairs():
+    lead = "AS QS QS 9S 9S"
+    assert follow("3S 3S 5S 5S 6S 8S", lead, "3S 3S 5S 5S 6S")
+    assert not follow("3S 3S 5S 5S 6S 8S", lead, "3S 3S 5S 6S 8S")
+    assert follow("3S 3S 5S 6S 8S 7D", lead, "3S 3S 5S 6S 8S")
+    assert follow("3S 3S 5S 5S 6S 8S", "AS KS QS QS", "3S 3S 5S 6S")  # one pair in the lead
+    assert follow("3S 3S 5S 5S 6S 8S", "AS KS QS JS", "8S 6S 5S 3S")  # no pair in the lead
+
+
+def test_follow_bad_plays():
+    assert not follow("3S 4S", "AS", "5S")  # not in the hand
+    assert not follow("3S 4S", "AS", "3S 4S")  # too many
+    assert not follow("3S 4S", "AS AS", "3S")  # too few
+    assert not follow("3S 4S", "AS AS", "3S 3S")  # one 3S only
+    assert follow("3S 3S 4S", "AS AS", "3S 3S")
+
+
+# ---------------------------------------------------------------------------
+# Winners
+
+
+def test_single_lead_winner():
+    assert win(["AS", "KS", "3S", "4S"]) == 0
+    assert win(["5S", "AD", "3S", "6S"]) == 3  # off-suit aces never win
+    assert win(["AS", "3H", "KS", "4S"]) == 1  # ruff
+    assert win(["AS", "3H", "5H", "4S"]) == 2  # over-ruff
+    assert win(["AS", "5H", "2C", "KS"]) == 2  # an off-suit rank card is a higher trump
+    assert win(["5S", "AD", "BJ", "RJ"]) == 3
+
+
+def test_pair_lead_winner():
+    assert win(["5S 5S", "AS KS", "6S 6S", "3H 4H"]) == 2  # only pairs compete
+    assert win(["5S 5S", "3H 3H", "6S 6S", "AD AD"]) == 1  # pair ruff
+    assert win(["5S 5S", "2S 2D", "3S 4S", "6D 6D"]) == 0  # 2S 2D: equal, not a pair
+    assert win(["5S 5S", "RJ BJ", "6S 6S", "3D 4D"]) == 2
+    assert win(["5S 5S", "3H 3H", "2S 2S", "2H 2H"]) == 3
+    assert win(["KS KS", "AS 3H", "QS QS", "AS AS"]) == 3
+
+
+def test_tractor_lead_winner():
+    assert win(["5S 5S 6S 6S", "3H 3H 4H 4H", "8S 8S 9S 9S", "AS AS KS 3S"]) == 1  # tractor ruff
+    assert win(["5S 5S 6S 6S", "3H 3H 5H 5H", "8S 8S 9S 9S", "AS AS KS KS"]) == 3  # ruff is no tractor
+    assert win(["5S 5S 6S 6S", "3H 3H 5H 5H", "8S 8S 10S 10S", "AS AS 3S 4S"]) == 0  # no tractor at all
+    assert win(["5S 5S 6S 6S", "AH AH 2S 2S", "2D 2D 2H 2H", "3H 3H 4H 4H"]) == 2  # across the rank
+    assert win(["5S 5S 6S 6S", "2D 2D 2S 2S", "3H 3H 4H 4H"]) == 2  # two off-suit 2 pairs: no tractor
+    # tractors of 3 pairs: only a tractor of 3 pairs competes
+    assert win(["5S 5S 6S 6S 7S 7S", "8S 8S 9S 9S 10S 10S", "3H 3H 4H 4H 6H 6H"]) == 1
+    assert win(["5S 5S 6S 6S 7S 7S", "8S 8S 9S 9S JS JS", "3H 3H 4H 4H 5H 5H"]) == 2
+    assert win(["5S 5S 6S 6S 7S 7S", "RJ RJ BJ BJ 3H 3H", "KS KS QS QS 3S 3S"]) == 0
+    assert win(["AH AH 2S 2S 2H 2H BJ BJ", "3H 3H 4H 4H 5H 5H 6H 6H", "KH KH QH QH JH JH 10H 10H"]) == 0
+
+
+def test_throw_lead_winner():
+    lead = "AS KS KS"  # single + pair
+    assert win([lead, "3H 4H 4H", "3S 4S 5S", "6S 7S 8S"]) == 1
+    assert win([lead, "3H 4H 5H", "3S 4S 5S", "6S 7S 8S"]) == 0  # three singles: wrong arrangement
+    assert win([lead, "3H 4H 4C", "3S 4S 5S", "6S 7S 8S"]) == 0  # not all trumps
+    assert win([lead, "3H 4H 4H", "5H 9H 9H", "AH 6H 6H"]) == 2  # several ruffers: the highest pair
+    assert win([lead, "3H 2S 2S", "AH 2D 2D", "5C 6C 7C"]) == 1  # equal pairs: the earlier, whatever the single
+    assert win(["AS KS", "3H 9H", "4H 8H", "RJ 3H"]) == 3  # no pairs: the highest single
+    # a single + two separate pairs: a tractor is the wrong arrangement
+    lead = "AS QS QS 10S 10S"
+    assert win([lead, "3H 5H 5H 6H 6H", "3S 4S 5S 6S 7S", "3D 4D 5D 6D 7D"]) == 0
+    assert win([lead, "3H 5H 5H 8H 8H", "3S 4S 5S 6S 7S", "3D 4D 5D 6D 7D"]) == 1
+    # with a tractor in the arrangement the tractors are compared
+    lead = "AS AS KS KS 3S"
+    assert win([lead, "5H 3H 3H 4H 4H", "AH 5H 5H 6H 6H", "9H JH JH 10H 10H"]) == 3
+    assert win([lead, "BJ 3H 3H 4H 4H", "AH 5H 5H 6H 6H", "3S 4S 5S 6S 7S"]) == 2
+    # as many units, another arrangement: three pairs against a tractor and two singles
+    lead = "AS AS JS JS 8S 8S"
+    assert win([lead, "3H 3H 4H 4H 7H 9H", "3D 4D 5D 6D 7D 8D"]) == 0
+    assert win([lead, "3H 3H 5H 5H 9H 9H", "3D 4D 5D 6D 7D 8D"]) == 1
+    # a throw in trumps: the leader wins
+    assert win(["RJ AH", "BJ BJ", "2H 2S", "3S 4S"]) == 0
+
+
+def test_ties_go_to_the_earlier_play():
+    assert win(["KS", "KS", "QS", "3S"]) == 0
+    assert win(["AS", "2S", "2D", "3S"]) == 1
+    assert win(["AS", "2S", "2D", "3S"], leader=2) == 3
+    assert win(["5S 5S", "2S 2S", "2D 2D", "2C 2C"]) == 1
+    assert win(["AS", "3H", "3H"], leader=1) == 2
+    assert win(["AS", "3H", "3H", "2C"], leader=1) == 0
+
+
+def test_partial_tricks():
+    r = R.trick(["AS"], H2, leader=3)
+    assert r["winner"] == 3 and r["points"] == 0 and r["legal"] == [None]
+    assert win(["AS", "3H"], leader=3) == 0
+    assert R.trick(["5S 5S", "6S 6S", "3H 4H"], H2, leader=2)["winner"] == 3
+    assert R.trick(["5S 5S", "6S 6S", "3H 4H"], H2, leader=2)["points"] == 10
+    r = R.trick(["AS KS KS", "3H 4H 4H"], H2, leader=1)
+    assert r["winner"] == 2 and r["points"] == 20
+    r = R.trick(["KS", "AS KS"], H2)  # a play of the wrong size is illegal and never wins
+    assert r["legal"] == [None, False] and r["winner"] == 0
+    assert win(["7H", "10H QH"]) == 0
+    assert win(["5S 5S", "3H 3H 4H"]) == 0
+
+
+# ===========================================================================
+# 6. Scoring: points, kitty, level table
+
+KITTY = "KS 10D 5C 5H 3S 4S 6S 7S"  # 30 points
+
+
+@pytest.mark.parametrize(
+    "lead, size, pow2, largest",
+    [
+        ("3S", 60, 60, 60),
+        ("3S 3S", 120, 120, 120),
+        ("3S 3S 4S 4S 5S 5S", 360, 480, 360),
+        ("AS QS QS 9S 9S", 300, 240, 120),
+        ("AS KS 9S 8S 7S", 300, 60, 60),  # RULES.md: a lead of 5 cards, x10
+    ],
+)
+def test_kitty_bonus(lead, size, pow2, largest):
+    assert R.kitty_bonus(KITTY, lead) == size
+    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "twice_lead_size"}) == size
+    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "pow2_pairs"}) == pow2
+    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "twice_largest_unit"}, trump=H2) == largest
+
+
+def test_kitty_bonus_largest_unit_depends_on_the_trump():
+    mode = {"kitty_multiplier": "twice_largest_unit"}
+    assert R.kitty_bonus(KITTY, "3S 3S 5S 5S", mode, trump={"rank": "4", "suit": "H"}) == 240  # a tractor
+    assert R.kitty_bonus(KITTY, "3S 3S 5S 5S", mode, trump=H2) == 120  # two pairs
+    assert R.kitty_bonus(KITTY, "2S 2S 2D 2D", {"kitty_multiplier": "pow2_pairs"}) == 240
+    assert R.kitty_bonus(KITTY, "2S 2D", {"kitty_multiplier": "pow2_pairs"}) == 60  # no pair
+    with pytest.raises(RefereeError, match="trump: needed"):
+        R.kitty_bonus(KITTY, "3S", mode)
+    with pytest.raises(RefereeError, match="last_lead: no cards"):
+        R.kitty_bonus(KITTY, "")
+
+
+def test_kitty_bonus_without_points():
+    assert R.kitty_bonus("3S 4S 6S 7S 8S 9S JS QS", "AS AS KS KS") == 0
+    assert R.kitty_bonus("KS KS 10S 10S 5S 5S 5D 5D", "AS") == 2 * 60
+
+
+LEVEL_EDGES = [
+    (-40, "p<=0", "declarers", 3),
+    (-5, "p<=0", "declarers", 3),
+    (0, "p<=0", "declarers", 3),
+    (5, "5-35", "declarers", 2),
+    (35, "5-35", "declarers", 2),
+    (40, "40-75", "declarers", 1),
+    (75, "40-75", "declarers", 1),
+    (80, "80-115", "opponents", 0),
+    (115, "80-115", "opponents", 0),
+    (120, "120-155", "opponents", 1),
+    (155, "120-155", "opponents", 1),
+    (160, "160-195", "opponents", 2),
+    (195, "160-195", "opponents", 2),
+    (200, "200-235", "opponents", 3),
+    (235, "200-235", "opponents", 3),
+    (240, "240-275", "opponents", 4),
+    (275, "240-275", "opponents", 4),
+    (280, "280-315", "opponents", 5),
+    (315, "280-315", "opponents", 5),
+    (320, "320-355", "opponents", 6),
+]
+
+
+@pytest.mark.parametrize("p, row, winner, levels", LEVEL_EDGES)
+def test_level_table(p, row, winner, levels):
+    keep = winner == "declarers"
+    assert R.level_change(p) == {
+        "row": row,
+        "winner": winner,
+        "levels": levels,
+        "declarers_keep": keep,
+        "next_starter": "partner of the starter" if keep else "player to the starter's right",
+    }
+    assert tuple(S.level_change(p)) == (keep, levels)
+
+
+def test_level_change_input_errors():
+    for bad in ("80", 80.0, True, None):
+        with pytest.raises(RefereeError, match="opponents_points"):
+            R.level_change(bad)
+
+
+# ===========================================================================
+# 7. Match: next starter, match end
+
+
+def test_next_starter():
+    for starter in range(4):
+        assert S.next_starter(starter, True) == (starter + 2) % 4  # the partner
+        assert S.next_starter(starter, False) == (starter + 1) % 4  # the player to the right: next to act
+    assert S.next_starter(3, True) == 1 and S.next_starter(3, False) == 0
+    assert S.next_starter(1, S.level_change(75)[0]) == 3
+    assert S.next_starter(1, S.level_change(80)[0]) == 2
+
+
+def test_levels_2_to_ace():
+    assert [RANKS[i] for i in range(13)] == "2 3 4 5 6 7 8 9 10 J Q K A".split()
+
+
+@pytest.mark.parametrize(
+    "mode, levels, winner",
+    [
+        ("pass_ace", (11 + 2, 5), 0),  # a team at K gaining 2 passes the Ace
+        ("pass_ace", (12 + 1, 5), 0),  # at A gaining 1
+        ("pass_ace", (11 + 3, 5), 0),
+        ("pass_ace", (12, 5), -1),  # at the Ace: not yet
+        ("pass_ace", (10 + 2, 12), -1),
+        ("pass_ace", (3, 13), 1),
+        ("pass_ace", (0, 0), -1),
+        ("reach_ace", (12, 5), 0),  # reaching the Ace ends it
+        ("reach_ace", (11, 5), -1),
+        ("reach_ace", (4, 12), 1),
+        ("reach_ace", (4, 13), 1),
+        ("reach_ace", (11, 11), -1),
+    ],
+)
+def test_match_end(mode, levels, winner):
+    assert S.match_winner(levels[0], levels[1], Rules(match_end=mode).encode()) == winner
+
+
+# ===========================================================================
+# The referee's explanations
+
+
+def test_trick_explanations():
+    r = R.trick(["AS QS QS", "3S 4D", "JS JS", "KS KS"], H2, hands=BLOCK_HANDS, explain=True)
+    notes = r["explain"]
+    assert notes[0] == "seat 0's throw fails: seat 3 can beat QS QS, which must be led instead; penalty 10 points"
+    assert notes[1] == "seat 1: legal, plays all 1 spades held and fills up"
+    assert notes[2] == "seat 2: legal, follows with spades, 1 pair(s) as required"
+    assert notes[-1].startswith("seat 3 wins: plays the highest pair (KS KS)")
+    r = R.trick(["AS", "3H", "5D", "4S"], H2, hands=["AS", "3H 4D", "5D 6D", "4S 5S"], explain=True)
+    assert r["explain"][0] == "seat 1: legal, void in spades, free to play anything"
+    assert r["explain"][-1].startswith("seat 1 wins: ruffs with trumps (3H)")
+    r = R.trick(["5S 5S", "3S 4S"], H2, hands=["5S 5S", "3S 3S 4S", "KS 9S", "4C"], explain=True)
+    assert r["legal"] == [True, False]
+    assert r["explain"][0] == "seat 1: illegal, must play 1 pair(s) of spades but plays 0"
+    assert r["explain"][-1].startswith("seat 0 wins")
+    r = R.trick(["5S 5S 6S 6S", "3S 3S 9S 9S"], H2, hands=["5S 5S 6S 6S", "3S 3S 4S 4S 9S 9S", "KS", "4C"],
+                rules={"follow_tractor": True}, explain=True)
+    assert r["legal"] == [True, False]
+    assert r["explain"][0] == "seat 1: illegal, holds a tractor of spades and must play it"
+    r = R.trick(["5S", "6S 7S"], H2, explain=True)
+    assert r["legal"] == [None, False] and r["explain"][0] == "seat 1: illegal, wrong number of cards"
+
+
+def test_empty_combination_is_no_lead():
+    tt = trump_table(0, 1, 0)
+    units_, ucards = K.new_units()
+    empty = np.zeros(54, dtype=np.int64)
+    assert K.decompose(empty, tt, units_, ucards) == 0
+    assert K.kind_of(units_, 0) == K.NOT_A_LEAD
+    assert K.combo_suit(empty, tt) == -1
+    with pytest.raises(RefereeError, match="cards: no cards"):
+        R.classify("", H2)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(plays=[]), "plays: expected 1 to 4 card lists in playing order"),
+        (dict(plays=["AS"] * 5), "plays: expected 1 to 4 card lists in playing order"),
+        (dict(plays="AS"), "plays: expected 1 to 4 card lists in playing order"),
+        (dict(plays=["AS"], leader=4), "leader: expected a seat 0..3, got 4"),
+        (dict(plays=["AS"], declarers=(0, 1)), "declarers: expected [0, 2] or [1, 3], got (0, 1)"),
+        (dict(plays=["AS"], declarers=2), "declarers: expected [0, 2] or [1, 3], got 2"),
+        (dict(plays=["AS"], hands=["AS", "KS"]), "hands: expected 4 card lists, by seat"),
+        (dict(plays=["AS 2S"]), "plays[0]: a lead must be of one effective suit"),
+    ],
+)
+def test_trick_input_errors(kwargs, message):
+    with pytest.raises(RefereeError) as e:
+        R.trick(trump=H2, **kwargs)
+    assert str(e.value).startswith(message)
+
+
+def test_throw_explanation_when_nobody_ruffs():
+    r = R.trick(["AS KS KS", "AS QS QS", "JS JS 6C", "2S BJ 7C"], H2, hands=THROW_HANDS, explain=True)
+    assert r["winner"] == 0
+    assert r["explain"][-1] == "seat 0 wins: nobody ruffed the throw with the same arrangement in trumps"
