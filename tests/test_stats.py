@@ -314,3 +314,21 @@ def test_markov_needs_both_declaring():
     d = table([0, 1, 2], 0)  # only A (team 0) declares
     with pytest.raises(ValueError, match="B declaring"):
         stats.markov_win_probability(d, "A", "B")
+
+
+def test_round_robin_ranks_by_mean_paired_advantage():
+    comps = [
+        {"policy_a": "x", "policy_b": "y", "mean": 0.10, "se": 0.01},
+        {"policy_a": "x", "policy_b": "z", "mean": 0.30, "se": 0.01},
+        {"policy_a": "y", "policy_b": "z", "mean": -0.02, "se": 0.02},
+    ]
+    r = stats.round_robin(comps)
+    assert list(r["policy"]) == ["x", "y", "z"]  # y: (-0.10 - 0.02) / 2, z: (-0.30 + 0.02) / 2
+    x = r.iloc[0]
+    assert x["mean_advantage"] == pytest.approx(0.20)
+    half = 1.959964 * (0.01 ** 2 + 0.01 ** 2) ** 0.5 / 2
+    assert x["high"] - x["mean_advantage"] == pytest.approx(half, rel=1e-5)
+    assert x["wins"] == 2 and x["losses"] == 0
+    z = r[r.policy == "z"].iloc[0]
+    assert z["mean_advantage"] == pytest.approx((-0.30 + 0.02) / 2)
+    assert z["wins"] == 0 and z["losses"] == 1  # -0.30 is significant, +0.02 is not

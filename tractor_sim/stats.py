@@ -405,3 +405,30 @@ def markov_win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str,
                                   columns=[row_label(r) for r in range(n_rows)]),
         "n_declared": {"a": int(ca.sum()), "b": int(cb.sum())},
     }
+
+
+def round_robin(comparisons: list[dict], confidence: float = 0.95) -> pd.DataFrame:
+    """Rank policies by their mean paired advantage over the others they met.
+
+    ``comparisons`` are paired_comparison results (with ``policy_a``,
+    ``policy_b``, ``mean``, ``se``).  A policy's score is the average of its
+    signed effects against each opponent; its interval combines the
+    comparisons' standard errors (they come from separate deal sets, so they
+    add as independent).  Meant for tournaments of three or more policies.
+    """
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for c in comparisons:
+        rows.setdefault(c["policy_a"], []).append((c["mean"], c["se"]))
+        rows.setdefault(c["policy_b"], []).append((-c["mean"], c["se"]))
+    z = st.norm.ppf(0.5 + confidence / 2)
+    out = []
+    for pol, effects in rows.items():
+        means = np.array([m for m, _ in effects])
+        ses = np.array([s for _, s in effects])
+        k = len(effects)
+        score = means.mean()
+        half = z * np.sqrt((ses ** 2).sum()) / k
+        out.append({"policy": pol, "opponents": k, "mean_advantage": score, "low": score - half,
+                    "high": score + half, "wins": int((means - z * ses > 0).sum()),
+                    "losses": int((means + z * ses < 0).sum())})
+    return pd.DataFrame(out).sort_values("mean_advantage", ascending=False).reset_index(drop=True)

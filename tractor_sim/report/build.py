@@ -20,6 +20,7 @@ from tractor_sim import stats
 from tractor_sim.report import plots
 
 NO_MATCHES = "no matches in this run (fixed-levels mode)"
+MAX_HEATMAPS = 4  # a tournament has many matchups: keep the report readable and small
 
 
 # ------------------------------------------------------------------ numbers
@@ -131,7 +132,19 @@ def _observed_win(matches: pd.DataFrame | None, matchup: str, a: str) -> str:
 
 # ------------------------------------------------------------------ text
 
-def _headline(summary: pd.DataFrame, comparisons: list[dict]) -> str:
+def _ranking_headline(ranking: pd.DataFrame) -> str:
+    best = ranking.iloc[0]
+    order = " > ".join(ranking["policy"].astype(str))
+    half = (best["high"] - best["low"]) / 2
+    return (f"{best['policy']} ranks first, gaining {_pm(best['mean_advantage'], half)} levels per deal on "
+            f"average over the {int(best['opponents'])} other policies it met in duplicate pairs "
+            f"(significantly better than {int(best['wins'])}, worse than {int(best['losses'])}); "
+            f"order: {order}.")
+
+
+def _headline(summary: pd.DataFrame, comparisons: list[dict], ranking: pd.DataFrame | None = None) -> str:
+    if ranking is not None and len(ranking) >= 3:
+        return _ranking_headline(ranking)
     if comparisons:
         r = max(comparisons, key=lambda c: abs(c["mean"]))
         a, b, mean = r["policy_a"], r["policy_b"], r["mean"]
@@ -318,6 +331,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     summary = stats.matchup_summary(deals, matches)
     summary.to_csv(run_dir / "summary.csv", index=False)
     comparisons = _comparisons(deals)
+    ranking = stats.round_robin(comparisons) if comparisons else None
     markov, markov_skipped = _markov(deals, _match_end(manifest))
     match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
     name = str(manifest.get("name", run_dir.name))
@@ -335,7 +349,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     b += [("p", "Resolved experiment:"), ("code", json.dumps(manifest.get("experiment", {}), indent=2,
                                                             default=str), "json")]
 
-    b += [("h", 2, "Headline"), ("headline", _headline(summary, comparisons))]
+    b += [("h", 2, "Headline"), ("headline", _headline(summary, comparisons, ranking))]
     if comparisons:
         b += [("p", "± is the half-width of the 95% confidence interval; a duplicate pair is one deal "
                     "(or match) played twice with the policies swapped between the teams.")]
@@ -360,6 +374,14 @@ def build_report(run_dir) -> tuple[Path, Path]:
                     "t-test against 0. 'Unpaired deals for same precision' is how many independent deals "
                     "would give the same standard error (pairs x unpaired variance / pair-score variance)."),
               ("table", _comparison_table(comparisons))]
+    if ranking is not None and len(ranking) >= 3:
+        table = ranking.rename(columns={"mean_advantage": "mean advantage / deal", "low": "95% low",
+                                        "high": "95% high", "wins": "significantly better than",
+                                        "losses": "significantly worse than"})
+        b += [("h", 3, "Ranking"),
+              ("p", "Each policy's paired advantage averaged over the policies it met; the interval adds "
+                    "the comparisons' standard errors as independent (separate deal pairs)."),
+              ("table", table)]
     b += [("h", 3, "Level-table rows by declaring policy"), ("table", _row_table(deals))]
     if markov or markov_skipped:
         b += [("h", 3, "Match win probability (Markov chain)"),
@@ -386,7 +408,10 @@ def build_report(run_dir) -> tuple[Path, Path]:
                 plots.plot_level_trajectories, deals)
     else:
         b += [("p", f"Level trajectories: skipped, {NO_MATCHES}.")]
-    for i, r in enumerate(markov):
+    if len(markov) > MAX_HEATMAPS:
+        b += [("p", f"Win probability heatmaps: the first {MAX_HEATMAPS} of {len(markov)} matchups; "
+                    "the table above has them all.")]
+    for i, r in enumerate(markov[:MAX_HEATMAPS]):
         title = f"P({r['policy_a']} wins) by starting levels, {r['matchup']}"
         _figure(b, run_dir, f"win_probability_{i}.png", title,
                 lambda path, t=r["table"], title=title: plots.plot_win_heatmap(t, path, title))
@@ -397,7 +422,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
           ("p", f"Run this command (root seed {manifest.get('seed', '')}); the same seed gives the same tables:"),
           ("code", str(manifest.get("command", "")), "sh"),
           ("p", "Rebuild this report from the run directory:"),
-          ("code", f"python -c 'from tractor_sim.report import build_report; build_report(\"{run_dir}\")'", "sh"),
+          ("code", f"tractor-sim report {run_dir}", "sh"),
           ("p", "Versions:"),
           ("list", _versions(manifest.get("versions")))]
 

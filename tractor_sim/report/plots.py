@@ -32,6 +32,9 @@ def _save(fig: Figure, path) -> Path:
     return path
 
 
+MAX_SERIES = 8  # more curves or bars than this are pooled by policy
+
+
 def _label(policy: str, matchup: str, several: bool) -> str:
     return f"{policy} ({matchup})" if several else policy
 
@@ -42,6 +45,8 @@ def plot_opp_points(deals: pd.DataFrame, path) -> Path:
     policy = np.where(opp_team == 0, deals["policy0"].astype(str), deals["policy1"].astype(str))
     frame = pd.DataFrame({"matchup": deals["matchup"].astype(str).to_numpy(), "policy": policy,
                           "p": deals["opp_points"].to_numpy(np.int64)})
+    if frame.groupby(["matchup", "policy"]).ngroups > MAX_SERIES:
+        frame["matchup"] = "all matchups"  # a tournament: one curve per policy, matchups pooled
     several = frame["matchup"].nunique() > 1
     lo = min(-10, int(frame["p"].min()) // 10 * 10 - 10)
     hi = max(200, int(frame["p"].max()) + 10)
@@ -63,6 +68,9 @@ def plot_opp_points(deals: pd.DataFrame, path) -> Path:
 def plot_row_frequencies(deals: pd.DataFrame, path) -> Path:
     """How often each level-table row happens, by matchup and declaring policy."""
     freq = row_frequencies(deals, by_declarer=True).drop(columns="n")
+    if len(freq) > MAX_SERIES:  # a tournament: one bar per declaring policy, matchups pooled
+        pooled = deals.assign(matchup="all matchups")
+        freq = row_frequencies(pooled, by_declarer=True).drop(columns="n")
     several = len(freq.index.get_level_values(0).unique()) > 1
     fig = _figure(8, 4)
     ax = fig.add_subplot()
