@@ -128,9 +128,11 @@ def _load_strategies(modules):
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="Root seed (overrides the file).")
 @click.option("--out", type=click.Path(file_okay=False), help="Run directory (default runs/NAME).")
 @click.option("--chunk-size", type=click.IntRange(min=1), help="Deals or matches per kernel call.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes (local backend).")
-@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Worker processes: local, a process pool (default: every core; runs under 50k deals "
+                   "stay in this process); dask, the size of a local cluster started for the run.")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: this machine; dask: a Dask cluster (pip install 'tractor-sim[dask]'; docs/cluster.md).")
 @click.option("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend, scheduler, quiet):
@@ -191,7 +193,9 @@ def _run_experiment(exp, out_dir, command, workers, backend, scheduler, quiet):
         click.echo(f"resuming: {skipped} of {len(specs)} chunks already done")
     t0 = time.perf_counter()
     try:
-        with make_executor(backend, workers, scheduler) as executor, _progress(quiet, len(specs), skipped) as bar:
+        with make_executor(backend, workers, scheduler, specs=todo) as executor, \
+                _progress(quiet, len(specs), skipped) as bar:
+            manifest["backend"] = executor.describe() if executor else "local: in this process"
             for result in engine.iter_results(todo, executor):
                 store.write(result, index)
                 bar(len(result.deals))
@@ -201,7 +205,10 @@ def _run_experiment(exp, out_dir, command, workers, backend, scheduler, quiet):
         _fail(f"interrupted; finished chunks are kept in {out_dir}: run the same command again to resume", 130)
     except RuntimeError as e:
         _fail(str(e), 1)
-    deals_df, matches_df = store.finalize(manifest, time.perf_counter() - t0)
+    try:
+        deals_df, matches_df = store.finalize(manifest, time.perf_counter() - t0, expected=specs)
+    except StoreError as e:
+        _fail(str(e), 1)
     _print_summary(deals_df, matches_df)
     md, html = build_report(out_dir)
     click.echo(f"report: {html}")

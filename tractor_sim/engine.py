@@ -246,16 +246,15 @@ def to_frames(results: Iterable[ChunkResult]) -> tuple[pd.DataFrame, pd.DataFram
 
 
 def iter_results(specs: list[ChunkSpec], executor=None) -> Iterator[ChunkResult]:
-    """Run chunks in order (in this process) or through a concurrent.futures executor."""
+    """Run chunks in order (in this process), or through a backend or any concurrent.futures
+    executor, yielding results as chunks finish (failed chunks retried: backends.run_chunks)."""
     if executor is None:
         for spec in specs:
             yield run_chunk(spec)
         return
-    from concurrent.futures import as_completed
+    from tractor_sim.backends import run_chunks
 
-    futures = [executor.submit(run_chunk, spec) for spec in specs]
-    for fut in as_completed(futures):
-        yield fut.result()
+    yield from run_chunks(specs, executor)
 
 
 def simulate(matchups, *, mode: str = "fixed", n: int = 1000, seed: int = 0, rules=None,

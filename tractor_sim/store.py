@@ -95,9 +95,19 @@ class RunStore:
             frame.to_parquet(tmp, index=False)
             os.replace(tmp, self.parts / f"{name}.{kind}.parquet")
 
-    def finalize(self, manifest: dict, seconds: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    def finalize(self, manifest: dict, seconds: float,
+                 expected: list[ChunkSpec] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Join the parts; with ``expected`` (the run's chunk specs), first check they hold
+        exactly those ids, each once (StoreError otherwise, and nothing is written)."""
         deals = _concat(sorted(self.parts.glob("*.deals.parquet")))
         matches = _concat(sorted(self.parts.glob("*.matches.parquet")))
+        if expected is not None:
+            problems = check_complete(deals, matches, expected)
+            if problems:
+                raise StoreError(
+                    f"{self.dir}: the stored results do not match the run's plan; not writing deals.parquet:\n  "
+                    + "\n  ".join(problems)
+                    + f"\n(each file in {self.parts} is one chunk: delete the run directory and run again)")
         sort = ["matchup", "half"]
         deals = deals.sort_values(sort + ["deal_id"], kind="stable").reset_index(drop=True)
         if len(matches):
@@ -116,6 +126,52 @@ class RunStore:
         tmp = self.dir / ".manifest.tmp"
         tmp.write_text(json.dumps(manifest, indent=2, default=str))
         os.replace(tmp, self.manifest_path)
+
+
+def check_complete(deals: pd.DataFrame, matches: pd.DataFrame, expected: list[ChunkSpec]) -> list[str]:
+    """What is wrong with the ids held, against the planned chunks (an empty list: nothing).
+
+    Fixed mode: every planned (matchup, half, deal_id) once, nothing else.  Match
+    mode: the same for match ids, and each match's deals present exactly once.
+    """
+    import numpy as np
+
+    none = np.empty(0, dtype=np.int64)
+    mode = expected[0].mode if expected else "fixed"
+    frame, col = (deals, "deal_id") if mode == "fixed" else (matches, "match_id")
+    want: dict = {}
+    for s in expected:
+        want.setdefault((s.matchup, int(s.half)), []).append(np.arange(s.first_id, s.first_id + s.count))
+    have = {}
+    if len(frame) and col in frame:
+        for (m, h), ids in frame.groupby([frame["matchup"].astype(str), "half"])[col]:
+            have[(m, int(h))] = ids.to_numpy(np.int64)
+    problems = []
+    for key in sorted(set(want) | set(have)):
+        w = np.sort(np.concatenate(want.get(key, [none])))
+        g = np.sort(have.get(key, none))
+        if np.array_equal(w, g):
+            continue
+        ids, counts = np.unique(g, return_counts=True)
+        parts = [(np.setdiff1d(w, ids), "missing"), (ids[counts > 1], "duplicated"),
+                 (np.setdiff1d(ids, w), "not in the plan")]
+        text = ", ".join(f"{len(x)} {what} (e.g. {', '.join(str(v) for v in x[:3])})" for x, what in parts if len(x))
+        problems.append(f"matchup {key[0]!r} half {key[1]}: {col}s {text}")
+    if mode == "match" and len(deals):
+        d = pd.DataFrame({"m": deals["matchup"].astype(str), "h": deals["half"].astype(int),
+                          "match_id": deals["match_id"], "deal_id": deals["deal_id"]})
+        dup = int(d.duplicated(["m", "h", "deal_id"]).sum())
+        if dup:
+            problems.append(f"{dup} duplicated deal records")
+        per = d.groupby(["m", "h", "match_id"]).size().rename("records").reset_index()
+        told = pd.DataFrame({"m": matches["matchup"].astype(str), "h": matches["half"].astype(int),
+                             "match_id": matches["match_id"].astype("int64"), "deals": matches["deals"]}) \
+            if len(matches) else per.iloc[:0].rename(columns={"records": "deals"})
+        both = told.merge(per, on=["m", "h", "match_id"], how="outer").fillna(0)
+        bad = int((both["deals"] != both["records"]).sum())
+        if bad:
+            problems.append(f"{bad} matches whose deal records do not add up to their deal count")
+    return problems
 
 
 def _concat(paths) -> pd.DataFrame:
