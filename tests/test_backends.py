@@ -309,15 +309,19 @@ def test_finalize_checks_every_deal_id_is_there_once(tmp_path):
     # complete again: fine
     r = engine.run_chunk(specs[1])
     store.write(r, index)
-    deals, _ = store.finalize(manifest, 1.0, expected=specs)
-    assert len(deals) == 120
+    assert store.finalize(manifest, 1.0, expected=specs) == 120
+    deals = pd.read_parquet(store.dir / "deals.parquet")
+    assert len(deals) == 120 and not deals.duplicated(["half", "deal_id"]).any()
+    assert list(deals["half"]) == [0] * 60 + [1] * 60  # streamed in part order: half, then ids
+    assert (deals.groupby("half")["deal_id"].diff().dropna() == 1).all()
 
 
 def test_finalize_checks_match_mode(tmp_path):
     specs = _specs(n=3, chunk=1, mode="match", duplicate=False)
     store, manifest, _ = _store_run(tmp_path, specs)
-    deals, matches = store.finalize(manifest, 1.0, expected=specs)
-    assert len(matches) == 3
+    store.finalize(manifest, 1.0, expected=specs)
+    matches = pd.read_parquet(store.dir / "matches.parquet")
+    assert len(matches) == 3 and list(matches["match_id"]) == [0, 1, 2]
     with pytest.raises(StoreError, match="match_ids 1 missing"):
         store.finalize(manifest, 1.0, expected=specs + _specs(n=4, chunk=1, mode="match", duplicate=False)[3:])
 

@@ -206,11 +206,13 @@ def _run_experiment(exp, out_dir, command, workers, backend, scheduler, quiet):
     except RuntimeError as e:
         _fail(str(e), 1)
     try:
-        deals_df, matches_df = store.finalize(manifest, time.perf_counter() - t0, expected=specs)
+        n_deals = store.finalize(manifest, time.perf_counter() - t0, expected=specs)
     except StoreError as e:
         _fail(str(e), 1)
-    _print_summary(deals_df, matches_df)
+    if not n_deals:
+        _fail(f"{out_dir}: no deals recorded", 1)
     md, html = build_report(out_dir)
+    _print_summary(out_dir / "summary.csv")
     click.echo(f"report: {html}")
 
 
@@ -245,13 +247,13 @@ class _progress:
         return False
 
 
-def _print_summary(deals, matches):
-    from tractor_sim import stats
+def _print_summary(summary_csv: Path):
+    """The per-policy table of the report, from its summary.csv."""
+    import pandas as pd
 
-    if not len(deals):
-        click.echo("no deals recorded")
+    if not summary_csv.exists():
         return
-    summary = stats.matchup_summary(deals, matches if len(matches) else None)
+    summary = pd.read_csv(summary_csv)
     want = ["matchup", "policy", "deals", "level_change", "level_change_low", "level_change_high", "hold_rate",
             "win_rate", "win_low", "win_high"]
     click.echo(summary[[c for c in want if c in summary.columns]].to_string(

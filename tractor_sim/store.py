@@ -95,32 +95,37 @@ class RunStore:
             frame.to_parquet(tmp, index=False)
             os.replace(tmp, self.parts / f"{name}.{kind}.parquet")
 
-    def finalize(self, manifest: dict, seconds: float,
-                 expected: list[ChunkSpec] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """Join the parts; with ``expected`` (the run's chunk specs), first check they hold
-        exactly those ids, each once (StoreError otherwise, and nothing is written)."""
-        deals = _concat(sorted(self.parts.glob("*.deals.parquet")))
+    def finalize(self, manifest: dict, seconds: float, expected: list[ChunkSpec] | None = None) -> int:
+        """Join the parts into deals.parquet and matches.parquet; return the number of deals.
+
+        With ``expected`` (the run's chunk specs), first check they hold exactly
+        those ids, each once (StoreError otherwise, and nothing is written).
+        The deals are streamed part by part, in part-name order (matchup,
+        half, first id; ids ascending within a part), so memory stays that of
+        one part whatever the size of the run.
+        """
+        deal_parts = sorted(self.parts.glob("*.deals.parquet"))
         matches = _concat(sorted(self.parts.glob("*.matches.parquet")))
         if expected is not None:
-            problems = check_complete(deals, matches, expected)
+            problems = check_complete(_concat(deal_parts, ID_COLUMNS), matches, expected)
             if problems:
                 raise StoreError(
                     f"{self.dir}: the stored results do not match the run's plan; not writing deals.parquet:\n  "
                     + "\n  ".join(problems)
                     + f"\n(each file in {self.parts} is one chunk: delete the run directory and run again)")
-        sort = ["matchup", "half"]
-        deals = deals.sort_values(sort + ["deal_id"], kind="stable").reset_index(drop=True)
+        n_deals = _stream(deal_parts, self.dir / "deals.parquet")
         if len(matches):
-            matches = matches.sort_values(sort + ["match_id"], kind="stable").reset_index(drop=True)
-        deals.to_parquet(self.dir / "deals.parquet", index=False)
+            order = {m: i for i, m in enumerate(dict.fromkeys(_part_matchups(deal_parts)))}
+            matches = matches.assign(_o=matches["matchup"].astype(str).map(order)).sort_values(
+                ["_o", "half", "match_id"], kind="stable").drop(columns="_o").reset_index(drop=True)
         matches.to_parquet(self.dir / "matches.parquet", index=False)
         manifest["finished"] = _now()
-        manifest["deals"] = int(len(deals))
+        manifest["deals"] = n_deals
         manifest["matches"] = int(len(matches))
         manifest["seconds"] = round(seconds, 3)
-        manifest["rate_deals_per_second"] = round(len(deals) / seconds, 1) if seconds > 0 else None
+        manifest["rate_deals_per_second"] = round(n_deals / seconds, 1) if seconds > 0 else None
         self._write_manifest(manifest)
-        return deals, matches
+        return n_deals
 
     def _write_manifest(self, manifest: dict) -> None:
         tmp = self.dir / ".manifest.tmp"
@@ -174,8 +179,48 @@ def check_complete(deals: pd.DataFrame, matches: pd.DataFrame, expected: list[Ch
     return problems
 
 
-def _concat(paths) -> pd.DataFrame:
-    frames = [pd.read_parquet(p) for p in paths]
+ID_COLUMNS = ["matchup", "half", "deal_id", "match_id"]
+STRING_COLUMNS = ("matchup", "policy0", "policy1")
+
+
+def _part_matchups(paths) -> list[str]:
+    import pyarrow.parquet as pq
+
+    return [str(pq.read_table(p, columns=["matchup"]).column(0)[0]) for p in paths
+            if pq.ParquetFile(p).metadata.num_rows]
+
+
+def _stream(paths, out: Path) -> int:
+    """Append the parts' rows to one Parquet file, one part in memory at a time."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tmp = out.with_name(f".{out.name}.tmp")
+    writer, n = None, 0
+    try:
+        for p in paths:
+            table = pq.read_table(p)
+            if not table.num_rows:
+                continue
+            for name in STRING_COLUMNS:  # one schema for all parts, whatever each part's dictionary
+                if name in table.column_names:
+                    i = table.column_names.index(name)
+                    table = table.set_column(i, name, table.column(name).cast(pa.string()).dictionary_encode())
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema)
+            writer.write_table(table.cast(writer.schema))
+            n += table.num_rows
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        pd.DataFrame().to_parquet(tmp, index=False)
+    os.replace(tmp, out)
+    return n
+
+
+def _concat(paths, columns=None) -> pd.DataFrame:
+    frames = [pd.read_parquet(p, columns=columns) for p in paths]
     frames = [f for f in frames if len(f)]
     if not frames:
         return pd.DataFrame()
