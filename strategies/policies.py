@@ -1,9 +1,12 @@
-"""The built-in policies: one strategy per decision, as an experiment names them."""
+"""The built-in policies: one strategy per decision, as an experiment names them.
+
+A policy that names no bid strategy (the auction's decision) plays ``strength``.
+"""
 
 from tractor_sim.strategy import policy
 
 policy(
-    "random", declare="eager", discard="random", lead="random", follow="random",
+    "random", declare="eager", discard="random", lead="random", follow="random", bid="random",
     description="random legal play everywhere, declaring as soon as allowed: the floor",
 )
 policy(

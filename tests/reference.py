@@ -7,7 +7,12 @@ used, so the compiled kernels can be checked against it.
 
 A trump spec is ``(rank, suit)``: rank 0..12 (2..A), suit 0..3 (S H D C) or
 4 = no trump suit (a joker pair was declared).  ``rules`` is ``None`` or a
-plain dict of option names; missing options take their defaults.
+plain dict of option names (or an object with them as attributes); missing
+options take their defaults.  Every option of ``tractor_sim.rules.Rules`` is
+implemented (docs/decisions.md, "Variants"): ``follow_tractor`` in
+legal_follow, the overrides in declare_allowed, ``must_defend`` in
+level_after, the auction in bid_ok, auction_team, show_winner and
+next_dealer.
 
 Positions (the numbers are this module's own; only their order and the
 "differs by one" steps matter):
@@ -38,9 +43,11 @@ DEFAULTS = {
     "kitty_multiplier": "twice_lead_size",
     "match_end": "pass_ace",
     "self_override": "strengthen_only",
-    # options the reference knows only in their default form
-    "follow_tractor": False,
+    "follow_tractor": "none",
     "pair_override": "none",
+    "joker_pair_override": False,
+    "must_defend": "none",
+    "declaring": "draw",
 }
 
 _CHOICES = {
@@ -49,9 +56,11 @@ _CHOICES = {
     "kitty_multiplier": ("twice_lead_size", "pow2_pairs", "twice_largest_unit"),
     "match_end": ("pass_ace", "reach_ace"),
     "self_override": ("strengthen_only", "any"),
+    "follow_tractor": ("none", "tractor", "shape_first"),
+    "pair_override": ("none", "suit_order"),
+    "must_defend": ("none", "ace", "ace_5_10_k"),
+    "declaring": ("draw", "auction"),
 }
-
-_DEFAULT_ONLY = ("follow_tractor", "pair_override")
 
 
 def _opt(rules, name):
@@ -64,8 +73,6 @@ def _opt(rules, name):
         value = getattr(rules, name, DEFAULTS[name])
     if name in _CHOICES and value not in _CHOICES[name]:
         raise ValueError(f"option {name}={value!r}: expected one of {_CHOICES[name]}")
-    if name in _DEFAULT_ONLY and value != DEFAULTS[name]:
-        raise NotImplementedError(f"reference implements only {name}={DEFAULTS[name]!r}")
     return value
 
 
@@ -295,7 +302,16 @@ def _is_submultiset(part, whole):
 
 
 def legal_follow(hand, lead, play, trump, rules=None):
-    _opt(rules, "follow_tractor")
+    """Follow suit, then the pairs; with ``follow_tractor`` also the tractors.
+
+    ``follow_tractor="tractor"``: to a tractor lead, a follower holding more
+    cards of the suit than were led, and a tractor of the lead's length in
+    it, must play such a tractor.  ``"shape_first"``: the same for every lead
+    (throws too): the play's cards of the suit must hold as many pairs in
+    disjoint tractors of the lead's tractor lengths (each length of the lead
+    used once) as the hand's cards of the suit can (``_tractor_cover``).
+    """
+    mode = _opt(rules, "follow_tractor")
     n = len(lead)
     if len(play) != n or not _is_submultiset(play, hand):
         return False
@@ -312,7 +328,40 @@ def legal_follow(hand, lead, play, trump, rules=None):
 
     hand_pairs = sum(m // 2 for m in Counter(hand_s).values())
     play_pairs = sum(m // 2 for m in Counter(play_s).values())
-    return play_pairs >= min(lead_pairs, hand_pairs)
+    if play_pairs < min(lead_pairs, hand_pairs):
+        return False
+    kind = classify(lead, trump, rules)["kind"]
+    if mode == "none" or len(hand_s) <= n or kind not in ("tractor", "throw"):
+        return True
+    if kind == "throw" and mode != "shape_first":
+        return True
+    lengths = [u["pairs"] for u in decompose(lead, trump, rules) if u["type"] == "tractor"]
+    return _tractor_cover(play_s, lengths, trump, rules) >= _tractor_cover(hand_s, lengths, trump, rules)
+
+
+def _tractor_cover(cards, lengths, trump, rules):
+    """The most pairs of ``cards`` that disjoint tractors, one of each length in ``lengths``
+    (or fewer), can take: every way of placing them is tried."""
+    pairs = Counter()
+    for c, m in Counter(cards).items():
+        pairs[position(c, trump, rules)] += m // 2
+
+    def best(i):
+        if i == len(lengths):
+            return 0
+        k = lengths[i]
+        result = best(i + 1)  # tractor i left out
+        for top in [p for p in pairs if pairs[p] > 0]:
+            span = [top - d for d in range(k)]
+            if all(pairs[q] > 0 for q in span):
+                for q in span:
+                    pairs[q] -= 1
+                result = max(result, k + best(i + 1))
+                for q in span:
+                    pairs[q] += 1
+        return result
+
+    return best(0)
 
 
 # ---------------------------------------------------------------------------
@@ -407,6 +456,22 @@ def level_change(p, rules=None):
     return {"winner": "opponents", "levels": 1 + (p - 120) // 40, "declarers_keep": False}
 
 
+def level_after(level, gain, as_declarers, rules=None):
+    """A team's level after gaining ``gain`` levels from ``level`` (``must_defend``).
+
+    The team climbs one level at a time; it cannot climb from a must-defend
+    level (``ace``: A; ``ace_5_10_k``: 5, 10, K, A) unless that is the level it
+    played this deal from and it won as declarers.
+    """
+    stops = {"none": (), "ace": (12,), "ace_5_10_k": (3, 8, 11, 12)}[_opt(rules, "must_defend")]
+    new = level
+    for _ in range(gain):
+        if new in stops and not (new == level and as_declarers):
+            break
+        new += 1
+    return new
+
+
 def next_starter(starter, declarers_keep):
     return (starter + 2) % 4 if declarers_keep else (starter + 1) % 4
 
@@ -437,7 +502,8 @@ def declare_allowed(hand, current, seat, trump_rank, rules=None):
     ``self_override="any"``: one's own declaration is overridden like anybody
     else's (a single by any pair or joker pair, a pair by a joker pair).
     """
-    _opt(rules, "pair_override")
+    suit_order = _opt(rules, "pair_override") == "suit_order"
+    red_over_black = _opt(rules, "joker_pair_override")
     self_any = _opt(rules, "self_override") == "any"
     counts = Counter(hand)
     options = []
@@ -461,7 +527,11 @@ def declare_allowed(hand, current, seat, trump_rank, rules=None):
     if cur_kind == 1:
         return sorted(o for o in options if o[0] in (2, 3))
     if cur_kind == 2:
-        return sorted(o for o in options if o[0] == 3)
+        # pair_override: a pair of a higher suit (S > H > D > C: a lower suit number)
+        return sorted(o for o in options if o[0] == 3 or (o[0] == 2 and suit_order
+                                                           and suit_of(o[1]) < suit_of(cur_card)))
+    if cur_kind == 3 and red_over_black and cur_card == BJ:
+        return [o for o in options if o == (3, RJ)]
     return []
 
 
@@ -477,3 +547,38 @@ def kitty_flip_suit(kitty, trump_rank):
         if best is None or rank_of(c) > rank_of(best):
             best = c
     return NO_SUIT if best is None else suit_of(best)
+
+
+# ---------------------------------------------------------------------------
+# The auction (declaring = "auction")
+
+
+def bid_ok(bid):
+    """A bid is a whole number of points, a multiple of 5, from 0 to 200."""
+    return isinstance(bid, int) and 0 <= bid <= 200 and bid % 5 == 0
+
+
+def auction_team(bids, dealer):
+    """The declaring team from the bids ``{team: points}``: the higher; a tie goes to the dealer's
+    team, which bid first."""
+    first, second = dealer % 2, 1 - dealer % 2
+    return first if bids[first] >= bids[second] else second
+
+
+def show_winner(shown, dealer):
+    """The starter from the cards shown ``{seat: card}``: the highest (RJ, BJ, then A down to 2
+    whatever the suit); between equal cards the one shown first, from the dealer on."""
+    def height(card):
+        return {RJ: 14, BJ: 13}.get(card, rank_of(card) if card < BJ else -1)
+
+    order = [(dealer + i) % 4 for i in range(4)]
+    best = order[0]
+    for seat in order[1:]:
+        if height(shown[seat]) > height(shown[best]):
+            best = seat
+    return best
+
+
+def next_dealer(dealer):
+    """The deal passes to the right, counterclockwise: the next seat to act."""
+    return (dealer + 1) % 4

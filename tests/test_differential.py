@@ -36,8 +36,9 @@ import pytest
 from numba import njit
 
 from tractor_sim import referee
-from tractor_sim.cards import POINTS
+from tractor_sim.cards import POINTS, card_str
 from tractor_sim.kernels import combos as K
+from tractor_sim.kernels import declare as DK
 from tractor_sim.kernels import scoring as S
 from tractor_sim.kernels.order import trump_table
 from tractor_sim.rules import R_THROW_PENALTY, Rules
@@ -64,13 +65,14 @@ THROW_RULES = np.array(
     [Rules(throw_check=c, throw_forced_part=f).encode() for c, f in THROW_OPTIONS], dtype=np.int64
 )
 KITTY_RULES = np.array([Rules(kitty_multiplier=m).encode() for m in KITTY_OPTIONS], dtype=np.int64)
-DEFAULT_RULES = Rules().encode()
+FOLLOW_OPTIONS = ("none", "tractor", "shape_first")
+FOLLOW_RULES = np.array([Rules(follow_tractor=m).encode() for m in FOLLOW_OPTIONS], dtype=np.int64)
 PENALTIES = (10, 10, 10, 0, 20, 5)
 MAX_DEALS = 60
 
 LEAD_MODES = ("single", "pair", "tractor", "ruffable_pair", "ruffable_tractor", "throw_random", "throw_top",
-              "throw_standing", "throw_mixed")
-LEAD_P = (0.10, 0.10, 0.10, 0.06, 0.06, 0.14, 0.12, 0.22, 0.10)
+              "throw_standing", "throw_mixed", "throw_tractor")
+LEAD_P = (0.10, 0.10, 0.10, 0.06, 0.06, 0.14, 0.12, 0.16, 0.10, 0.06)
 
 
 # ---------------------------------------------------------------------------
@@ -104,9 +106,10 @@ def _batch_leads(tinfo, leads, hands, leaders, decl, penalties, throw_rules, uni
 
 
 @njit(cache=True)
-def _batch_tricks(tinfo, leads, hands, leaders, plays, nplays, kitty, rules, kitty_rules,
+def _batch_tricks(tinfo, leads, hands, leaders, plays, nplays, kitty, follow_rules, kitty_rules,
                   legal_out, winner_out, points_out, kitty_out):
-    """Follow legality, trick winners, points and kitty bonuses for every situation.
+    """Follow legality (under each follow_tractor option), trick winners, points and kitty
+    bonuses for every situation.
 
     plays[i, g, j]: follower j's play (j = 0..2 after the leader) of generator g
     (0 legal, 1 random).  winner_out[i]: full trick with legal plays, partial
@@ -121,14 +124,14 @@ def _batch_tricks(tinfo, leads, hands, leaders, plays, nplays, kitty, rules, kit
         n = K.ncards(leads[i])
         pairs = K.total_pairs(units, nu)
         largest = 0
-        longest = 0
         for u in range(nu):
             largest = max(largest, units[u, K.UNIT_NCARDS])
-            longest = max(longest, units[u, K.UNIT_PAIRS])
         for g in range(2):
             for j in range(3):
                 seat = (leaders[i] + 1 + j) % 4
-                legal_out[i, g, j] = K.legal_follow(hands[i, seat], plays[i, g, j], suit, n, pairs, longest, tt, rules)
+                for r in range(follow_rules.shape[0]):
+                    legal_out[i, g, j, r] = K.legal_follow(hands[i, seat], plays[i, g, j], leads[i], tt,
+                                                           follow_rules[r])
         for w in range(3):
             g = 1 if w == 2 else 0
             np_ = nplays[i] if w == 1 else 4
@@ -250,6 +253,20 @@ def _lead_of_mode(rng, mode, hands, seat, order):
         if (k == 1 and not order.pair_cards(trumps)) or (k >= 2 and not order.tractors(trumps, k)):
             return None
         return lead
+    if mode == "throw_tractor":
+        # one or two tractors of a suit and a few other cards of it (for the shape_first option)
+        tr = [(s, t) for s in suits for t in order.tractors(order.of_suit(hand, s))]
+        if not tr:
+            return None
+        s, t = _pick(rng, tr)
+        lead = _tractor_cards(rng, t)
+        rest = _remove(order.of_suit(hand, s), lead)
+        more = order.tractors(rest)
+        if more and rng.random() < 0.4:
+            lead += _tractor_cards(rng, _pick(rng, more))
+            rest = _remove(order.of_suit(hand, s), lead)
+        k = min(len(rest), int(rng.integers(1, 4)))
+        return lead + _sample(rng, rest, k) if k else None
     multi = [s for s in suits if len(order.of_suit(hand, s)) >= 2]
     if not multi:
         return None
@@ -517,6 +534,24 @@ def _compare_chunk(rng, sit, counts):
             if r == 0:
                 forced_default = want
 
+        # follows to the throw as thrown (whether it stands or not), under every follow option
+        if info["kind"] == "throw" and any(u["type"] == "tractor" for u in info["units"]):
+            for j in range(3):
+                seat = (leader + 1 + j) % 4
+                h = py["hands"][seat]
+                play = legal_follow_gen(rng, h, info["units"], info["suit"], len(lead), py["order"])
+                for r, mode in enumerate(FOLLOW_OPTIONS):
+                    want = ref.legal_follow(h, lead, play, trump, dict(rules, follow_tractor=mode))
+                    got = K.legal_follow(_counts(h), _counts(play), sit["leads"][i],
+                                         trump_table(trump[0], trump[1], int(rules["rank_trumps_in_no_trump"])),
+                                         FOLLOW_RULES[r])
+                    assert bool(got) == want, f"{where} follow_tractor={mode} seat={seat} hand={sorted(h)} " \
+                                              f"play={sorted(play)}"
+                    if r == 0:
+                        standard = want
+                    elif standard and not want:
+                        counts[f"follow_tractor={mode}: throw follow legal only without it"] += 1
+
         # the lead as played (a failed throw leads its forced part)
         played = lead if forced_default["ok"] else list(forced_default["forced"])
         played_leads[i] = _counts(played)
@@ -534,25 +569,32 @@ def _compare_chunk(rng, sit, counts):
             plays[i, 1, j] = _counts(rand)
         expected.append((played, follows, declarers, where))
 
-    legal_out = np.zeros((n, 2, 3), dtype=np.bool_)
+    legal_out = np.zeros((n, 2, 3, len(FOLLOW_OPTIONS)), dtype=np.bool_)
     winner = np.zeros((n, 3), dtype=np.int64)
     points = np.zeros((n, 3), dtype=np.int64)
     kitty = np.zeros((n, len(KITTY_OPTIONS)), dtype=np.int64)
     _batch_tricks(sit["tinfo"], played_leads, sit["hands"], sit["leaders"], plays, sit["nplays"], sit["kitty"],
-                  DEFAULT_RULES, KITTY_RULES, legal_out, winner, points, kitty)
+                  FOLLOW_RULES, KITTY_RULES, legal_out, winner, points, kitty)
 
     for i, py in enumerate(sit["py"]):
         played, follows, declarers, where = expected[i]
         trump, rules, leader = py["trump"], py["rules"], py["leader"]
+        pkind = ref.classify(played, trump, rules)["kind"]
         for g, name in enumerate(("built", "random")):
             for j in range(3):
                 seat = (leader + 1 + j) % 4
-                want = ref.legal_follow(py["hands"][seat], played, follows[g][j], trump, rules)
-                assert bool(legal_out[i, g, j]) == want, f"{where} played={played} seat={seat} " \
-                    f"hand={sorted(py['hands'][seat])} play={sorted(follows[g][j])}"
-                if g == 0:
-                    assert want, f"{where}: the generator built an illegal follow {follows[g][j]}"
-                counts[f"follow {name}: {'legal' if want else 'illegal'}"] += 1
+                for r, mode in enumerate(FOLLOW_OPTIONS):
+                    want = ref.legal_follow(py["hands"][seat], played, follows[g][j], trump,
+                                            dict(rules, follow_tractor=mode))
+                    assert bool(legal_out[i, g, j, r]) == want, f"{where} follow_tractor={mode} played={played} " \
+                        f"seat={seat} hand={sorted(py['hands'][seat])} play={sorted(follows[g][j])}"
+                    if r == 0:
+                        if g == 0:
+                            assert want, f"{where}: the generator built an illegal follow {follows[g][j]}"
+                        counts[f"follow {name}: {'legal' if want else 'illegal'}"] += 1
+                        standard = want
+                    elif standard and not want and pkind in ("tractor", "throw"):
+                        counts[f"follow_tractor={mode}: {pkind} follow legal only without it"] += 1
         for w, (g, np_) in enumerate(((0, 4), (0, int(sit["nplays"][i])), (1, 4))):
             trick = [played] + follows[g][: np_ - 1]
             want = ref.trick_winner(trick, leader, trump, rules)
@@ -590,7 +632,11 @@ MUST_OCCUR = [
     "pool with 2+ tractors", "throw with 2+ trump answers",
 ] + [
     f"throw {c}/{f}: {v}" for c, f in THROW_OPTIONS for v in ("ok", "blocked by opponent")
-] + [f"throw all_others/{f}: blocked by partner" for _, f in THROW_OPTIONS[:3]]
+] + [f"throw all_others/{f}: blocked by partner" for _, f in THROW_OPTIONS[:3]] + [
+    "follow_tractor=tractor: tractor follow legal only without it",
+    "follow_tractor=shape_first: tractor follow legal only without it",
+    "follow_tractor=shape_first: throw follow legal only without it",
+]
 
 
 def _report(counts):
@@ -647,3 +693,79 @@ def test_points_per_card():
         one = np.zeros(54, dtype=np.int64)
         one[c] = 1
         assert S.card_points(one) == ref.trick_points([[c]])
+
+
+DECLARE_RULES = [dict(pair_override=p, joker_pair_override=j, self_override=o)
+                 for p in ("none", "suit_order") for j in (False, True) for o in ("strengthen_only", "any")]
+
+
+def test_declarations_under_every_override_option():
+    """Kernel can_declare against reference.declare_allowed: random hands from real draws, a
+    standing declaration made from another (or the same) hand, every declaration option."""
+    rng = np.random.default_rng(99)
+    counts = Counter()
+    deck0 = np.repeat(np.arange(54), 2)
+    encoded = [Rules(**r).encode() for r in DECLARE_RULES]
+    for _ in range(3000):
+        deck = rng.permutation(deck0)
+        size = int(rng.integers(1, 26))
+        hands = [[int(c) for c in deck[s:100:4][:size]] for s in range(4)]
+        rank = int(rng.integers(13))
+        seat, other = int(rng.integers(4)), int(rng.integers(4))
+        # the standing declaration: any option of the other hand (or none)
+        options = [(1, s * 13 + rank) for s in range(4)] + [(2, s * 13 + rank) for s in range(4)] + [(3, 52), (3, 53)]
+        held = [(k, c) for k, c in options if hands[other].count(c) >= (1 if k == 1 else 2)]
+        current = None
+        if held and rng.random() < 0.8:
+            k, c = held[int(rng.integers(len(held)))]
+            current = (other, k, c)
+        cur = current if current is not None else (-1, DK.NONE, -1)
+        hand = _counts(hands[seat])
+        for rules, enc in zip(DECLARE_RULES, encoded):
+            want = ref.declare_allowed(hands[seat], current, seat, rank, rules)
+            got = sorted((k, c) for k, c in options
+                         if DK.can_declare(hand, k, c, seat, cur[0], cur[1], cur[2], rank, enc))
+            assert got == want, (rules, hands[seat], current, seat, rank)
+            if current is not None and current[1] == 2 and any(k == 2 for k, _ in want):
+                counts[f"pair over pair ({rules['self_override']})"] += 1
+            if current is not None and current[1] == 3 and want:
+                counts["joker pair over joker pair"] += 1
+    assert counts["pair over pair (strengthen_only)"] > 0 and counts["pair over pair (any)"] > 0
+    assert counts["joker pair over joker pair"] > 0
+
+
+def test_must_defend_grid():
+    """Kernel defended_gain against reference.level_after on every level, gain and side."""
+    for mode in ("none", "ace", "ace_5_10_k"):
+        enc = Rules(must_defend=mode).encode()
+        for level in range(13):
+            for gain in range(0, 8):
+                for as_declarers in (True, False):
+                    want = ref.level_after(level, gain, as_declarers, {"must_defend": mode})
+                    got = level + S.defended_gain(level, gain, as_declarers, enc)
+                    assert got == want, (mode, level, gain, as_declarers)
+                    if mode == "none":
+                        assert want == level + gain
+
+
+def test_auction_helpers():
+    """Bid validity, the declaring team and the starter: referee (kernel helpers) against the reference."""
+    for bid in range(-10, 215):
+        assert bool(DK.valid_bid(bid)) == ref.bid_ok(bid), bid
+    rng = np.random.default_rng(5)
+    deck0 = np.repeat(np.arange(54), 2)
+    ties = 0
+    for _ in range(5000):
+        dealer = int(rng.integers(4))
+        cards = [int(c) for c in rng.permutation(deck0)[:4]]
+        bids = [5 * int(rng.integers(0, 41)) for _ in range(2)]
+        if rng.random() < 0.2:
+            bids[1] = bids[0]
+        got = referee.auction(bids, [card_str(c) for c in cards], dealer)
+        shown = {(dealer + i) % 4: cards[i] for i in range(4)}
+        team_bids = {dealer % 2: bids[0], 1 - dealer % 2: bids[1]}
+        assert got["declaring_team"] == ref.auction_team(team_bids, dealer)
+        assert got["starter"] == ref.show_winner(shown, dealer)
+        assert got["next_dealer"] == ref.next_dealer(dealer)
+        ties += bids[0] == bids[1]
+    assert ties > 0

@@ -227,7 +227,7 @@ def test_a_legal_follow_always_exists(case):
     counts, units, ucards, nu, suit, pairs, longest = lead_info(lead, tt)
     play = constructive_follow(hand, lead, tt)
     assert len(play) == len(lead)
-    assert K.legal_follow(counts_of(hand), counts_of(play), suit, len(lead), pairs, longest, tt, DEFAULT)
+    assert K.legal_follow(counts_of(hand), counts_of(play), counts, tt, DEFAULT)
     assert ref.legal_follow(hand, lead, play, rs, rules)
 
 
@@ -280,7 +280,7 @@ def test_kernels_agree_with_reference(case, data):
             if how == "sized":
                 play = (play + [c for c in h if c not in play])[: len(lead)]
         plays.append(play)
-        got = K.legal_follow(counts_of(h), counts_of(play), suit, len(lead), pairs, longest, tt, DEFAULT)
+        got = K.legal_follow(counts_of(h), counts_of(play), counts, tt, DEFAULT)
         assert got == ref.legal_follow(h, lead, play, rs, rules), (h, play)
 
     # the winner of the trick, complete and partial

@@ -619,7 +619,7 @@ def test_kitty_flip():
 def test_bad_options_rejected():
     with pytest.raises(ValueError):
         ref.check_throw(C("AS KS"), EMPTY, 0, (0, 2), H2, {"throw_check": "nobody"})
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(ValueError):
         ref.legal_follow(C("3S"), C("AS"), C("3S"), H2, {"follow_tractor": True})
     with pytest.raises(ValueError):
         ref.declare_allowed(C("2S"), None, 0, 0, {"self_override": "never"})

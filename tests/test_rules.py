@@ -160,12 +160,15 @@ def test_rules_defaults_and_presets():
     assert r == as_rules(None) == as_rules("standard") == as_rules({})
     assert r.throw_check == "all_others" and r.throw_forced_part == "fewest_then_lowest"
     assert r.throw_penalty == 10 and r.kitty_multiplier == "twice_lead_size" and r.match_end == "pass_ace"
-    assert as_rules("russian").match_end == "reach_ace"
-    assert as_rules({"preset": "russian", "throw_penalty": 20}) == Rules(match_end="reach_ace", throw_penalty=20)
-    assert list(r.encode()) == [0, 0, 0, 10, 0, 0, 0, 0, 0, 0]
+    assert as_rules("russian").match_end == "reach_ace" and as_rules("russian").declaring == "auction"
+    assert as_rules({"preset": "russian", "throw_penalty": 20}) == Rules(match_end="reach_ace", declaring="auction",
+                                                                         throw_penalty=20)
+    assert list(r.encode()) == [0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     assert list(Rules(rank_trumps_in_no_trump=True, throw_check="opponents_only", throw_forced_part="highest",
                       throw_penalty=7, kitty_multiplier="twice_largest_unit", match_end="reach_ace",
-                      self_override="any", follow_tractor=True).encode()) == [1, 1, 2, 7, 2, 1, 1, 0, 1, 0]
+                      self_override="any", follow_tractor="shape_first", pair_override="suit_order",
+                      joker_pair_override=True, must_defend="ace_5_10_k", declaring="auction").encode()) == [
+        1, 1, 2, 7, 2, 1, 1, 0, 2, 1, 1, 2, 1]
 
 
 @pytest.mark.parametrize(
@@ -190,7 +193,12 @@ def test_rules_defaults_and_presets():
          "rule option 'self_override': bad value 'never'; expected one of strengthen_only, any"),
         (lambda: Rules(throw_penalty=-1), "rule option 'throw_penalty': expected a whole number >= 0, got -1"),
         (lambda: Rules(throw_penalty=True), "rule option 'throw_penalty': expected a whole number >= 0, got True"),
-        (lambda: Rules(follow_tractor="yes"), "rule option 'follow_tractor': expected true or false, got 'yes'"),
+        (lambda: Rules(follow_tractor="yes"),
+         "rule option 'follow_tractor': bad value 'yes'; expected one of none, tractor, shape_first"),
+        (lambda: Rules(joker_pair_override="yes"),
+         "rule option 'joker_pair_override': expected true or false, got 'yes'"),
+        (lambda: Rules(must_defend="aces"),
+         "rule option 'must_defend': bad value 'aces'; expected one of none, ace, ace_5_10_k (did you mean 'ace'?)"),
         (lambda: as_rules(3), "rules must be a preset name or a table of options, got int"),
         (lambda: R.classify("AS", H2, {"matc_end": "pass_ace"}),
          "unknown rule option 'matc_end' (did you mean 'match_end'?)"),
@@ -634,9 +642,9 @@ def test_follow_tractor_owes_k_pairs_not_a_tractor():
     # the shape is otherwise free, unless the follow_tractor option is on
     hand = "3S 3S 4S 4S 9S 9S"
     assert follow(hand, lead, "3S 3S 9S 9S")
-    assert not follow(hand, lead, "3S 3S 9S 9S", rules={"follow_tractor": True})
-    assert follow(hand, lead, "4S 4S 3S 3S", rules={"follow_tractor": True})
-    assert follow("3S 3S 5S 5S 9S 9S", lead, "3S 3S 9S 9S", rules={"follow_tractor": True})
+    assert not follow(hand, lead, "3S 3S 9S 9S", rules={"follow_tractor": "tractor"})
+    assert follow(hand, lead, "4S 4S 3S 3S", rules={"follow_tractor": "tractor"})
+    assert follow("3S 3S 5S 5S 9S 9S", lead, "3S 3S 9S 9S", rules={"follow_tractor": "tractor"})
 
 
 def test_follow_throw_owes_all_its_pairs():
@@ -878,7 +886,7 @@ def test_trick_explanations():
     assert r["explain"][0] == "seat 1: illegal, must play 1 pair(s) of spades but plays 0"
     assert r["explain"][-1].startswith("seat 0 wins")
     r = R.trick(["5S 5S 6S 6S", "3S 3S 9S 9S"], H2, hands=["5S 5S 6S 6S", "3S 3S 4S 4S 9S 9S", "KS", "4C"],
-                rules={"follow_tractor": True}, explain=True)
+                rules={"follow_tractor": "tractor"}, explain=True)
     assert r["legal"] == [True, False]
     assert r["explain"][0] == "seat 1: illegal, holds a tractor of spades and must play it"
     r = R.trick(["5S", "6S 7S"], H2, explain=True)

@@ -212,8 +212,7 @@ def random_situation(rs, decision=FOLLOW):
 
 def legal(view, out):
     m = view[V_META]
-    return C.legal_follow(view[V_HAND], out, m[M_LEAD_SUIT], m[M_LEAD_N], m[M_LEAD_PAIRS], m[M_LEAD_LONGEST],
-                          sl.trump_table(view), RULES)
+    return C.legal_follow(view[V_HAND], out, view[V_TRICK + m[M_LEADER]], sl.trump_table(view), RULES)
 
 
 def valid_lead(view, out):
@@ -314,7 +313,7 @@ def play_game(policy_a, policy_b, seed, record=None, stats=None):
             views[:, V_META, M_WINNING] = (leader + best) % 4
             p = ask(seat, FOLLOW)
             m = views[seat, V_META]
-            assert C.legal_follow(hands[seat], p, s, n, pairs, longest, tt, RULES), (
+            assert C.legal_follow(hands[seat], p, lead, tt, RULES), (
                 pols[seat % 2].strategies[3], as_cards(hands[seat]), as_cards(lead), as_cards(p))
             key = C.play_key(p, s, kind, lunits, nu, tt, units, ucards)
             if key > best_key:
@@ -794,8 +793,8 @@ def time_calls(rec, reps=5, rounds=5):
 
 def test_resolve_a_policy_and_override_parameters():
     rp = S.resolve_policy("basic")
-    assert rp.name == "basic" and rp.strategies == ("threshold", "lowest", "top_cards", "smart")
-    assert len(rp.functions) == 4 and all(p.dtype == np.float64 and p.flags.c_contiguous for p in rp.params)
+    assert rp.name == "basic" and rp.strategies == ("threshold", "lowest", "top_cards", "smart", "strength")
+    assert len(rp.functions) == 5 and all(p.dtype == np.float64 and p.flags.c_contiguous for p in rp.params)
     assert rp.params[DECLARE].tolist() == [7.0, 1.0]
     rp = S.resolve_policy({"policy": "basic", "params": {"declare.min_cards": 9}})
     assert rp.params[DECLARE].tolist() == [9.0, 1.0]
@@ -805,7 +804,7 @@ def test_resolve_a_policy_and_override_parameters():
     assert S.resolve_policy(rp.spec).params[DISCARD].tolist() == [12.0]
     rp = S.resolve_policy({"declare": "eager", "discard": "lowest", "lead": "random", "follow": "cheapest",
                            "name": "mine"})
-    assert rp.name == "mine" and rp.strategies == ("eager", "lowest", "random", "cheapest")
+    assert rp.name == "mine" and rp.strategies == ("eager", "lowest", "random", "cheapest", "strength")
 
 
 @pytest.mark.parametrize("spec,message", [

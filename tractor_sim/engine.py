@@ -57,7 +57,7 @@ MATCH_DTYPE = np.dtype([("match_id", "int64"), ("winner", "int8"), ("deals", "in
                         ("level0_final", "int8"), ("level1_final", "int8")])
 ERR_NAMES = {D.ERR_DECLARE: "an illegal declaration", D.ERR_DISCARD: "an illegal discard",
              D.ERR_LEAD: "an illegal lead", D.ERR_FOLLOW: "an illegal follow",
-             D.ERR_REDEALS: "too many redeals (nobody ever declares)"}
+             D.ERR_REDEALS: "too many redeals (nobody ever declares)", D.ERR_BID: "an illegal bid"}
 
 
 class SimulationError(RuntimeError):
@@ -148,9 +148,9 @@ def _resolve(spec: ChunkSpec):
         S.load_module(mod)
     pols = [S.resolve_policy(p) for p in spec.policies]
     plen = max(1, max(len(p) for pol in pols for p in pol.params))
-    params = np.zeros((2, 4, plen), dtype=np.float64)
+    params = np.zeros((2, len(DECISIONS), plen), dtype=np.float64)
     for team, pol in enumerate(pols):
-        for d in range(4):
+        for d in range(len(DECISIONS)):
             params[team, d, : len(pol.params[d])] = pol.params[d]
     fns = tuple(f for pol in pols for f in pol.functions)
     return pols, params, fns

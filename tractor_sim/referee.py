@@ -22,8 +22,10 @@ from tractor_sim.cards import (
     to_counts,
 )
 from tractor_sim.kernels import combos as K
+from tractor_sim.kernels import declare as D
+from tractor_sim.kernels.view import MAX_BID
 from tractor_sim.kernels.order import TRUMP, trump_table
-from tractor_sim.kernels.scoring import card_points, kitty_multiplier, level_change as _level_change
+from tractor_sim.kernels.scoring import card_points, defended_gain, kitty_multiplier, level_change as _level_change
 from tractor_sim.kernels.scoring import level_row
 from tractor_sim.rules import R_RANK_TRUMPS_NT, Rules, as_rules
 
@@ -128,7 +130,8 @@ def _follow_verdict(hand, lead, play, trump, rules=None, tt=None, info=None):
         info = _lead_info(_counts(_cards(lead, "lead"), "lead"), tt)
     h = _counts(_cards(hand, "hand"), "hand")
     p = _counts(_cards(play, "play"), "play")
-    ok = bool(K.legal_follow(h, p, info["suit"], info["n"], info["pairs"], info["longest_tractor"], tt, rules.encode()))
+    ok = bool((p <= h).all()) and bool(K.follow_ok(h, p, int(p.sum()), info["suit"], info["n"], info["pairs"],
+                                                   info["kind"], info["units"], info["nu"], tt, rules.encode()))
     return ok, _why_follow(ok, h, p, info, tt, rules)
 
 
@@ -146,6 +149,8 @@ def _why_follow(ok, hand, play, info, tt, rules) -> str:
     got = K.suit_pairs(play, tt, s)
     if got < need:
         return f"must play {need} pair(s) of {name} but plays {got}"
+    if not ok and info["kind"] == K.KIND_THROW:
+        return f"must answer the throw's tractors with tractors of {name} (shape first)"
     if not ok:
         return f"holds a tractor of {name} and must play it"
     if held == 0:
@@ -272,23 +277,107 @@ def kitty_bonus(kitty, last_lead, rules=None, trump=None) -> int:
     return int(card_points(kc) * kitty_multiplier(int(lc.sum()), pairs, largest, rules.encode()))
 
 
-def level_change(opponents_points, rules=None) -> dict:
-    """The level-table verdict for the opponents' total."""
-    as_rules(rules)
+def level_change(opponents_points, rules=None, levels=None, declaring_team=0) -> dict:
+    """The level-table verdict for the opponents' total.
+
+    With ``levels`` (the two teams' levels before the deal, as ranks such as
+    ["K", "5"] or numbers 0..12) and ``declaring_team``, also the levels
+    after it, where the rule ``must_defend`` may stop the winners' climb;
+    ``levels`` then counts the levels really gained.
+    """
+    rules = as_rules(rules)
     if isinstance(opponents_points, bool) or not isinstance(opponents_points, (int, np.integer)):
         raise RefereeError(f"opponents_points: expected a whole number, got {opponents_points!r}")
     p = int(opponents_points)
-    keep, levels = _level_change(p)
+    keep, gain = _level_change(p)
     row = int(level_row(p))
     label = ROW_LABELS[row] if row < len(ROW_LABELS) else f"{240 + 40 * (row - 7)}-{275 + 40 * (row - 7)}"
-    return {
+    out = {
         "row": label,
         "winner": "declarers" if keep else "opponents",
-        "levels": int(levels),
+        "levels": int(gain),
         "declarers_keep": bool(keep),
         "next_starter": "partner of the starter" if keep else "player to the starter's right",
     }
+    if levels is not None:
+        if not isinstance(levels, (list, tuple)) or len(levels) != 2:
+            raise RefereeError("levels: expected the two teams' levels, e.g. [\"K\", \"5\"]")
+        if declaring_team not in (0, 1):
+            raise RefereeError(f"declaring_team: expected 0 or 1, got {declaring_team!r}")
+        before = [_level(x, f"levels[{i}]") for i, x in enumerate(levels)]
+        team = declaring_team if keep else 1 - declaring_team
+        gained = int(defended_gain(before[team], gain, keep, rules.encode()))
+        after = list(before)
+        after[team] += gained
+        out.update(levels=gained, levels_before=before, levels_after=after,
+                   stopped=gained < gain)
+    return out
 
 
-__all__ = ["classify", "legal_follow", "trick", "kitty_bonus", "level_change", "RefereeError",
+def _level(x, field: str) -> int:
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool) and 0 <= x <= 12:
+        return int(x)
+    try:
+        return parse_rank(x)
+    except CardError as e:
+        raise RefereeError(f"{field}: {e}") from None
+
+
+DECL_KINDS = {"single": D.SINGLE, "pair": D.PAIR, "joker_pair": D.JOKER_PAIR}
+
+
+def declaration_allowed(hand, kind, card, trump_rank="2", current=None, seat=0, rules=None) -> bool:
+    """Whether ``seat`` holding ``hand`` may declare (``kind``, ``card``) over ``current``.
+
+    ``kind``: "single", "pair" or "joker_pair"; ``current``: None or
+    {"seat": 1, "kind": "pair", "card": "2D"}, the standing declaration.
+    """
+    rules = as_rules(rules)
+    if kind not in DECL_KINDS:
+        raise RefereeError(f"kind: expected one of {', '.join(DECL_KINDS)}, got {kind!r}")
+    h = _counts(_cards(hand, "hand"), "hand")
+    c = _cards(card, "card")
+    if len(c) != 1:
+        raise RefereeError("card: expected one card")
+    cur = (-1, D.NONE, -1)
+    if current is not None:
+        if not isinstance(current, dict) or current.get("kind") not in DECL_KINDS:
+            raise RefereeError('current: expected {"seat": 1, "kind": "pair", "card": "2D"} or null')
+        cc = _cards(current.get("card"), "current.card")
+        cur = (int(current.get("seat", -1)), DECL_KINDS[current["kind"]], cc[0] if cc else -1)
+    rank = _level(trump_rank, "trump_rank")
+    return bool(D.can_declare(h, DECL_KINDS[kind], c[0], seat, cur[0], cur[1], cur[2], rank, rules.encode()))
+
+
+def auction(bids, shown, dealer=0) -> dict:
+    """The auction's verdict: ``bids`` [the dealer's pair, the other pair] in points,
+    ``shown`` the four cards shown from the dealer on.
+
+    Returns {"declaring_team", "starter", "next_dealer"}; a bad bid is an error.
+    """
+    if dealer not in (0, 1, 2, 3):
+        raise RefereeError(f"dealer: expected a seat 0..3, got {dealer!r}")
+    if not isinstance(bids, (list, tuple)) or len(bids) != 2:
+        raise RefereeError("bids: expected two bids, the dealer's pair first")
+    for i, b in enumerate(bids):
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not D.valid_bid(int(b)):
+            raise RefereeError(f"bids[{i}]: expected a multiple of 5 from 0 to {MAX_BID}, got {b!r}")
+    if not isinstance(shown, (list, tuple)) or len(shown) != 4:
+        raise RefereeError("shown: expected four cards, from the dealer on")
+    cards = []
+    for i, x in enumerate(shown):
+        c = _cards(x, f"shown[{i}]")
+        if len(c) != 1:
+            raise RefereeError(f"shown[{i}]: expected one card")
+        cards.append(c[0])
+    team = dealer % 2 if bids[0] >= bids[1] else 1 - dealer % 2
+    best = 0
+    for i in range(1, 4):
+        if D.show_key(cards[i]) > D.show_key(cards[best]):
+            best = i
+    return {"declaring_team": team, "starter": (dealer + best) % 4, "next_dealer": (dealer + 1) % 4}
+
+
+__all__ = ["classify", "legal_follow", "trick", "kitty_bonus", "level_change", "declaration_allowed", "auction",
+           "RefereeError",
            "parse_trump", "RANKS", "SUITS", "NO_SUIT"]

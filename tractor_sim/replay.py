@@ -10,7 +10,7 @@ from tractor_sim.kernels.match import MAX_DEALS_PER_MATCH
 from tractor_sim.rules import as_rules
 from tractor_sim.cards import RANKS
 
-SOURCES = ("a single", "a pair", "a joker pair", "the kitty flip")
+SOURCES = ("a single", "a pair", "a joker pair", "the kitty flip", "the starter after the auction")
 DECL_KINDS = {1: "single", 2: "pair", 3: "joker pair"}
 
 
@@ -37,7 +37,11 @@ def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", l
     for ev in log:
         kind, seat, a, b = (int(x) for x in ev[:4])
         cards = ev[4:]
-        if kind == D.LOG_DECLARE:
+        if kind == D.LOG_BID:
+            out.setdefault("auction", []).append({"seat": seat, "bid": a})
+        elif kind == D.LOG_SHOW:
+            out.setdefault("auction", []).append({"seat": seat, "shows": card_str(a)})
+        elif kind == D.LOG_DECLARE:
             out["declarations"].append({"seat": seat, "kind": DECL_KINDS[a], "card": card_str(b)})
         elif kind == D.LOG_REDEAL:
             out["redeals"] = a + 1
@@ -76,6 +80,8 @@ def as_text(data: dict) -> str:
         lines.append(f"Redeals before this deal: {data['redeals']}")
     for d in data["declarations"]:
         lines.append(f"  seat {d['seat']} declares a {d['kind']} {d['card']}")
+    for e in data.get("auction", []):
+        lines.append(f"  seat {e['seat']} " + (f"bids {e['bid']}" if "bid" in e else f"shows {e['shows']}"))
     lines.append(f"Trump: rank {t['rank']}, suit {t['suit'] or 'none'} (set by {t['set_by']}); "
                  f"starter seat {data['starter']}, declaring team {r['declaring_team']}")
     for seat in sorted(data["hands"]):

@@ -22,7 +22,15 @@ R_SELF_OVERRIDE = 6
 R_NO_DECLARE_R1 = 7
 R_FOLLOW_TRACTOR = 8
 R_PAIR_OVERRIDE = 9
-N_RULE_FIELDS = 10
+R_JOKER_OVERRIDE = 10
+R_MUST_DEFEND = 11
+R_DECLARING = 12
+N_RULE_FIELDS = 13
+
+# Codes of some choices, as the kernels test them.
+FOLLOW_TRACTOR_LEAD = 1  # follow_tractor = "tractor"
+FOLLOW_SHAPE_FIRST = 2  # follow_tractor = "shape_first"
+DECLARING_AUCTION = 1  # declaring = "auction"
 
 # Choice options: name -> allowed values, in the order of their codes.
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -32,7 +40,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "match_end": ("pass_ace", "reach_ace"),
     "self_override": ("strengthen_only", "any"),
     "no_declaration_round1": ("redeal",),
-    "pair_override": ("none",),
+    "follow_tractor": ("none", "tractor", "shape_first"),
+    "pair_override": ("none", "suit_order"),
+    "must_defend": ("none", "ace", "ace_5_10_k"),
+    "declaring": ("draw", "auction"),
 }
 
 DESCRIPTIONS = {
@@ -44,8 +55,13 @@ DESCRIPTIONS = {
     "match_end": "a match ends when a team passes the Ace, or reaches it",
     "self_override": "a player may override his own declaration only to strengthen it, or freely",
     "no_declaration_round1": "what happens when nobody declares in round 1",
-    "follow_tractor": "a follower holding a tractor in the led suit must play it",
-    "pair_override": "whether a trump-rank pair may override a lower pair",
+    "follow_tractor": "tractor: a follower holding a tractor of the led length must play it; "
+                      "shape_first: also a throw's tractors, as far as the hand allows",
+    "pair_override": "suit_order: a trump-rank pair overrides a pair of a lower suit (S > H > D > C)",
+    "joker_pair_override": "a red-joker pair may override a black-joker pair",
+    "must_defend": "levels a team cannot pass without winning them as declarers (A; or 5, 10, K and A)",
+    "declaring": "draw: declare trump-rank cards while drawing; auction: the Russian text's bids "
+                 "and shown cards",
 }
 
 
@@ -65,8 +81,11 @@ class Rules:
     match_end: str = "pass_ace"
     self_override: str = "strengthen_only"
     no_declaration_round1: str = "redeal"
-    follow_tractor: bool = False
+    follow_tractor: str = "none"
     pair_override: str = "none"
+    joker_pair_override: bool = False
+    must_defend: str = "none"
+    declaring: str = "draw"
 
     def __post_init__(self):
         for f in fields(self):
@@ -113,8 +132,11 @@ class Rules:
         a[R_MATCH_END] = CHOICES["match_end"].index(self.match_end)
         a[R_SELF_OVERRIDE] = CHOICES["self_override"].index(self.self_override)
         a[R_NO_DECLARE_R1] = CHOICES["no_declaration_round1"].index(self.no_declaration_round1)
-        a[R_FOLLOW_TRACTOR] = int(self.follow_tractor)
+        a[R_FOLLOW_TRACTOR] = CHOICES["follow_tractor"].index(self.follow_tractor)
         a[R_PAIR_OVERRIDE] = CHOICES["pair_override"].index(self.pair_override)
+        a[R_JOKER_OVERRIDE] = int(self.joker_pair_override)
+        a[R_MUST_DEFEND] = CHOICES["must_defend"].index(self.must_defend)
+        a[R_DECLARING] = CHOICES["declaring"].index(self.declaring)
         return a
 
 
@@ -125,7 +147,7 @@ def _suggest(name: str, valid) -> str:
 
 PRESETS: dict[str, Rules] = {
     "standard": Rules(),
-    "russian": Rules(match_end="reach_ace"),
+    "russian": Rules(match_end="reach_ace", declaring="auction"),
 }
 
 

@@ -1,6 +1,7 @@
-"""The strategy registry: named compiled strategies, and policies that bundle four of them.
+"""The strategy registry: named compiled strategies, and policies that bundle one per decision.
 
-A *strategy* answers one decision (declare, discard, lead or follow).  It is
+A *strategy* answers one decision (declare, discard, lead, follow, or bid
+under the auction rule).  It is
 a plain Python function with the one signature of ``kernels.view``
 (``f(view, params, rng, scratch, out) -> int64``), registered with the
 ``@strategy`` decorator, which compiles it with that exact signature so the
@@ -11,7 +12,9 @@ order.
 
 A *policy* names one strategy per decision plus parameter overrides; it is
 what an experiment puts at a seat.  ``resolve_policy`` turns a policy name,
-or an ad-hoc table, into the four compiled functions and parameter vectors.
+or an ad-hoc table, into the compiled functions and parameter vectors.  A
+policy that names no bid strategy gets ``DEFAULT_BID``, so the policies
+written for the four decisions of the draw play the auction too.
 
 Strategies come from the built-in ``strategies`` package (``load_builtins``),
 a user's file or module (``load_module``) or installed packages declaring the
@@ -37,6 +40,7 @@ import numpy as np
 from tractor_sim.kernels.view import DECISIONS, STRATEGY_SIG
 
 ENTRY_POINT_GROUP = "tractor_sim.strategies"
+DEFAULT_BID = "strength"  # the bid strategy of a policy that names none
 
 
 class StrategyError(ValueError):
@@ -82,6 +86,7 @@ class Policy:
     follow: str
     params: dict[str, dict[str, float]] = field(default_factory=dict)  # decision -> {param: value}
     module: str = ""
+    bid: str = DEFAULT_BID
 
     def strategies(self) -> dict[str, str]:
         return {d: getattr(self, d) for d in DECISIONS}
@@ -89,9 +94,9 @@ class Policy:
 
 @dataclass(frozen=True)
 class ResolvedPolicy:
-    """What the kernel needs for one side: four compiled functions and their parameter vectors.
+    """What the kernel needs for one side: compiled functions and their parameter vectors.
 
-    ``functions`` and ``params`` are in DECLARE, DISCARD, LEAD, FOLLOW order.
+    ``functions`` and ``params`` are in DECLARE, DISCARD, LEAD, FOLLOW, BID order.
     ``spec`` is the plain table that resolves to it again (for a manifest or
     a worker process) and ``sources`` the modules that must be loaded first.
     """
@@ -254,6 +259,7 @@ def policy(
     follow: str,
     params: dict[str, Any] | None = None,
     description: str = "",
+    bid: str = DEFAULT_BID,
 ) -> Policy:
     """Register a policy: one strategy per decision and parameter overrides.
 
@@ -263,14 +269,15 @@ def policy(
     """
     if not isinstance(name, str) or not name:
         raise StrategyError(f"policy name must be a non-empty string, got {name!r}")
-    for d, s in zip(DECISIONS, (declare, discard, lead, follow)):
+    for d, s in zip(DECISIONS, (declare, discard, lead, follow, bid)):
         if not isinstance(s, str) or not s:
             raise StrategyError(f"policy {name!r}: the {d} strategy must be a name, got {s!r}")
     module = sys._getframe(1).f_globals.get("__name__", "")
     old = _POLICIES.get(name)
     if old is not None and old.module != module:
         raise StrategyError(f"policy {name!r} is already registered by {old.module}")
-    pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module)
+    pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module,
+                 bid)
     _POLICIES[name] = pol
     return pol
 
@@ -302,7 +309,8 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
     registered policy with overrides; a decision key such as "follow":
     "cheapest" swaps that strategy and drops the policy's parameters for it),
     or {"declare": .., "discard": .., "lead": .., "follow": .., "params": ..}
-    for an ad-hoc bundle (all four needed).  Parameters start at the
+    for an ad-hoc bundle (all four needed; "bid" too under the auction, default
+    DEFAULT_BID).  Parameters start at the
     strategy's defaults, then the policy's values, then the table's.
     """
     load_builtins()
@@ -317,7 +325,7 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
         if "policy" in spec:
             base = get_policy(spec["policy"])
         else:
-            missing = [d for d in DECISIONS if d not in spec]
+            missing = [d for d in DECISIONS if d not in spec and d != "bid"]
             if missing:
                 raise StrategyError(
                     f"a policy table needs 'policy' or all four strategies; missing {', '.join(missing)}"
@@ -333,6 +341,8 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
     for d in DECISIONS:
         if d in extra:
             chosen[d] = extra[d]
+        elif base is None:  # an ad-hoc table without a bid strategy
+            chosen[d] = DEFAULT_BID
         else:
             chosen[d] = getattr(base, d)
             params[d] = dict(base.params.get(d, {}))

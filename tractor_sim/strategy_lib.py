@@ -22,18 +22,16 @@ from numba import njit
 
 from tractor_sim.kernels import combos
 from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR  # noqa: F401
-from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, can_declare
+from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_ok, show_key
 from tractor_sim.kernels.order import META_NCARDS, TRUMP
 from tractor_sim.kernels.rng import randint, uniform
 from tractor_sim.kernels.scoring import POINTS  # noqa: F401  (points per card id, for strategies too)
 from tractor_sim.kernels.view import (
     M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
-    M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_SUITS,
-    V_TRICK, V_TRICK_LEADER, V_TTMETA,
+    M_LEVEL0, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS,
+    V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
-from tractor_sim.rules import Rules
-
-DEFAULT_RULES = Rules().encode()  # declaration options are judged under the standard rules
+from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
 TRUMP_COST = 100  # card_cost: any trump costs more than any plain card
 PAIR_BREAK = 24  # card_cost units (6 positions) charged for splitting a pair
@@ -277,7 +275,8 @@ def cheapest_follow_given(view, out, feed, held, need):
     s = view[V_META, M_LEAD_SUIT]
     n = view[V_META, M_LEAD_N]
     if held >= n:
-        for _ in range(need):
+        placed = required_tractors(view, out) if view[V_RULES, R_FOLLOW_TRACTOR] != 0 else 0
+        for _ in range(need - placed):
             out[cheapest_pair(view, out, s, feed)] += 2
         for _ in range(n - 2 * need):
             c, _cost = cheapest_card(view, out, s, feed)
@@ -367,19 +366,58 @@ def random_follow(view, rng, out):
     """A uniformly random legal follow (over the distinct plays); returns its size.
 
     With enough cards of the led suit: n of them with at least the required
-    pairs; otherwise all of them plus uniformly random other cards.
+    pairs; otherwise all of them plus uniformly random other cards.  Under the
+    rule follow_tractor the tractors it requires come first (the lowest, see
+    required_tractors), the rest at random.
     """
     s = view[V_META, M_LEAD_SUIT]
     n = view[V_META, M_LEAD_N]
     held, need = follow_need(view)
     if held >= n:
-        _sample(view, out, rng, s, True, n, need)
+        placed = required_tractors(view, out) if view[V_RULES, R_FOLLOW_TRACTOR] != 0 else 0
+        _sample(view, out, rng, s, True, n - 2 * placed, need - placed)
     else:
         for i in range(view[V_TTMETA, META_NCARDS + s]):
             c = view[V_SUITS + s, i]
             out[c] = view[V_HAND, c]
         _sample(view, out, rng, s, False, n - held, 0)
     return n
+
+
+@njit(cache=True)
+def required_tractors(view, out):
+    """Under the rule follow_tractor, add to ``out`` the tractors I must play to the current lead
+    (tractors of the lead's lengths covering as many pairs as my hand allows, placed as low as
+    possible: combos.tractor_cover); return their pairs (0 when nothing is required).
+
+    The required pairs still count towards the pairs follow_need asks for.
+    """
+    mode = view[V_RULES, R_FOLLOW_TRACTOR]
+    kind = view[V_META, M_LEAD_KIND]
+    if mode == 0 or not (kind == KIND_TRACTOR or (kind == KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+        return 0
+    s = view[V_META, M_LEAD_SUIT]
+    if suit_len(view, s) <= view[V_META, M_LEAD_N]:
+        return 0
+    tt = trump_table(view)
+    units, ucards = combos.new_units()
+    nu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
+    ks = np.zeros(combos.MAX_UNITS, dtype=np.int64)
+    nk = combos.lead_tractors(units, nu, ks)
+    place = np.zeros(nk, dtype=np.int64)
+    combos.tractor_cover(view[V_HAND], tt, s, ks, nk, place)
+    placed = 0
+    for i in range(nk):
+        if place[i] < 0:
+            continue
+        for q in range(place[i] - ks[i] + 1, place[i] + 1):
+            for j in range(view[V_TTMETA, META_NCARDS + s]):  # the lowest card with a pair left at q
+                c = view[V_SUITS + s, j]
+                if view[V_POS, c] == q and view[V_HAND, c] - out[c] >= 2:
+                    out[c] += 2
+                    break
+        placed += ks[i]
+    return placed
 
 
 # ---------------------------------------------------------------- counting cards
@@ -731,7 +769,12 @@ def random_lead(view, rng, out):
 @njit(cache=True)
 def suit_strength(view, s):
     """Cards of my hand that would be trumps with suit s: that suit, every trump-rank card, jokers."""
-    r = view[V_META, M_TRUMP_RANK]
+    return strength_at(view, s, view[V_META, M_TRUMP_RANK])
+
+
+@njit(cache=True)
+def strength_at(view, s, r):
+    """suit_strength for trump rank ``r`` (under the auction the rank is known only after the bids)."""
     n = view[V_HAND, BJ] + view[V_HAND, RJ]
     for q in range(13):
         n += view[V_HAND, s * 13 + q]
@@ -743,11 +786,13 @@ def suit_strength(view, s):
 
 @njit(cache=True)
 def can_declare_now(view, kind, card):
-    """can_declare for my hand against the standing declaration (standard rules)."""
-    m = view[V_META]
-    return can_declare(
-        view[V_HAND], kind, card, m[M_SEAT], m[M_DECL_SEAT], m[M_DECL_KIND], m[M_DECL_CARD], m[M_TRUMP_RANK],
-        DEFAULT_RULES,
+    """can_declare for my hand against the standing declaration, under the deal's rules."""
+    if card < 0 or card > 53:
+        return False
+    return declare_ok(
+        view[V_HAND, card], kind, card, view[V_META, M_SEAT], view[V_META, M_DECL_SEAT], view[V_META, M_DECL_KIND],
+        view[V_META, M_DECL_CARD], view[V_META, M_TRUMP_RANK], view[V_RULES, R_SELF_OVERRIDE],
+        view[V_RULES, R_PAIR_OVERRIDE], view[V_RULES, R_JOKER_OVERRIDE],
     )
 
 
@@ -889,3 +934,39 @@ def track_voids(view, scratch):
 def shown_void(scratch, seat, s):
     """Whether ``seat`` has shown a void in effective suit ``s`` (as tracked by track_voids)."""
     return scratch.shape[0] >= SCRATCH_LIB and scratch[S_VOID + seat * 5 + s] > 0.0
+
+
+# ---------------------------------------------------------------- the auction
+
+
+@njit(cache=True)
+def my_level(view):
+    """My team's level (0..12 = 2..A): the trump rank if my team declares."""
+    return view[V_META, M_LEVEL0 + view[V_META, M_SEAT] % 2]
+
+
+@njit(cache=True)
+def best_trump_suit(view, r):
+    """(the suit with the highest strength_at for rank r, that strength); ties: the first suit."""
+    best = 0
+    best_st = -1
+    for s in range(4):
+        st = strength_at(view, s, r)
+        if st > best_st:
+            best = s
+            best_st = st
+    return best, best_st
+
+
+@njit(cache=True)
+def show_highest(view, out):
+    """Put my highest card for the auction's show (RJ > BJ > A .. 2, the lowest id among equals)
+    into ``out``; return 1."""
+    best = -1
+    key = -1
+    for c in range(54):
+        if view[V_HAND, c] > 0 and show_key(c) > key:
+            key = show_key(c)
+            best = c
+    out[best] += 1
+    return 1

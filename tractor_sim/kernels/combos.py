@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from tractor_sim.kernels.order import META_NCARDS, META_NPOS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
-from tractor_sim.rules import R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
+from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
 
 MAX_UNITS = 40
 UNIT_PAIRS = 0  # 0 single, 1 pair, k >= 2 tractor of k pairs
@@ -270,31 +270,29 @@ def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, n
 
 
 @njit(cache=True)
-def has_tractor(counts, tt, s, npairs):
-    """Whether a hand holds a tractor of at least ``npairs`` pairs in suit s."""
-    pa = np.zeros(17, dtype=np.int64)
-    return beats_unit(counts, tt, s, npairs, -1, pa)
-
-
-@njit(cache=True)
-def legal_follow(hand, play, lead_suit, lead_n, lead_pairs, lead_max_tractor, tt, rules):
-    """Whether ``play`` is a legal follow from ``hand`` (which includes it).
-
-    The lead has ``lead_n`` cards of effective suit ``lead_suit`` with
-    ``lead_pairs`` pairs; ``lead_max_tractor`` is its longest tractor (for the
-    follow_tractor option).
-    """
+def legal_follow(hand, play, lead, tt, rules):
+    """Whether ``play`` is a legal follow to the lead ``lead`` from ``hand`` (which includes it)."""
     n = 0
     for c in range(54):
         if play[c] < 0 or play[c] > hand[c]:
             return False
         n += play[c]
-    return follow_ok(hand, play, n, lead_suit, lead_n, lead_pairs, lead_max_tractor, tt, rules)
+    s = combo_suit(lead, tt)
+    if s < 0:
+        return False
+    units, ucards = new_units()
+    nu = decompose(lead, tt, units, ucards)
+    return follow_ok(hand, play, n, s, ncards(lead), total_pairs(units, nu), kind_of(units, nu), units, nu, tt,
+                     rules)
 
 
 @njit(cache=True)
-def follow_ok(hand, play, n, lead_suit, lead_n, lead_pairs, lead_max_tractor, tt, rules):
-    """legal_follow for a play already known to be ``n`` cards taken from ``hand``."""
+def follow_ok(hand, play, n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt, rules):
+    """legal_follow for a play already known to be ``n`` cards taken from ``hand``.
+
+    The lead has ``lead_n`` cards of effective suit ``lead_suit``, ``lead_pairs``
+    pairs, kind ``lead_kind`` and the decomposition ``lead_units[:lead_nu]``.
+    """
     if n != lead_n:
         return False
     held = suit_count(hand, tt, lead_suit)
@@ -304,11 +302,100 @@ def follow_ok(hand, play, n, lead_suit, lead_n, lead_pairs, lead_max_tractor, tt
     need = min(lead_pairs, suit_pairs(hand, tt, lead_suit))
     if suit_pairs(play, tt, lead_suit) < need:
         return False
-    if rules[R_FOLLOW_TRACTOR] != 0 and lead_max_tractor >= 2:
-        k = lead_max_tractor
-        if has_tractor(hand, tt, lead_suit, k) and not has_tractor(play, tt, lead_suit, k):
+    mode = rules[R_FOLLOW_TRACTOR]
+    if mode != 0 and held > lead_n and (
+            lead_kind == KIND_TRACTOR or (lead_kind == KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+        return tractors_followed(hand, play, lead_suit, lead_units, lead_nu, tt)
+    return True
+
+
+@njit(cache=True)
+def lead_tractors(units, nu, ks):
+    """Write the tractor lengths of a decomposition (longest first) into ``ks``; return how many."""
+    nk = 0
+    for i in range(nu):
+        if units[i, UNIT_PAIRS] >= 2:
+            ks[nk] = units[i, UNIT_PAIRS]
+            nk += 1
+    return nk
+
+
+@njit(cache=True)
+def tractors_followed(hand, play, s, lead_units, lead_nu, tt):
+    """The follow_tractor obligation: the play's cards of suit s cover with the lead's tractors
+    as many pairs as the hand's do (tractor_cover)."""
+    ks = np.zeros(MAX_UNITS, dtype=np.int64)
+    nk = lead_tractors(lead_units, lead_nu, ks)
+    if nk == 0:
+        return True
+    place = np.zeros(nk, dtype=np.int64)
+    want = tractor_cover(hand, tt, s, ks, nk, place)
+    return want == 0 or tractor_cover(play, tt, s, ks, nk, place) >= want
+
+
+@njit(cache=True)
+def _fits(pa, top, k):
+    if top - k + 1 < 0:
+        return False
+    for q in range(top - k + 1, top + 1):
+        if pa[q] <= 0:
             return False
     return True
+
+
+@njit(cache=True)
+def tractor_cover(counts, tt, s, ks, nk, place):
+    """The most pairs that disjoint tractors of the lengths ``ks[:nk]`` (each used at most
+    once) cover in the cards of suit s of ``counts``.
+
+    A tractor of k pairs takes one pair at each of k consecutive positions.
+    ``place[i]`` gets the top position of tractor i in the first best placement
+    found (tops tried lowest first, then leaving it out), -1 when left out.  An
+    exhaustive depth-first search with a bound: a lead holds few tractors.
+    """
+    pa = np.zeros(17, dtype=np.int64)
+    npos = pairs_by_position(counts, tt, s, pa)
+    rest = np.zeros(nk + 1, dtype=np.int64)  # rest[i]: pairs of tractors i.. together
+    for i in range(nk - 1, -1, -1):
+        rest[i] = rest[i + 1] + ks[i]
+    top = np.full(nk + 1, -1, dtype=np.int64)  # the current placement
+    opt = np.full(nk + 1, -1, dtype=np.int64)  # option last tried: a top 0..npos-1, npos = left out
+    for i in range(nk):
+        place[i] = -1
+    best = 0
+    covered = 0
+    i = 0
+    while i >= 0:
+        if i == nk or covered + rest[i] <= best:
+            if covered > best:
+                best = covered
+                for j in range(nk):
+                    place[j] = top[j]
+                if best == rest[0]:
+                    break
+            i -= 1
+        else:
+            k = ks[i]
+            o = opt[i] + 1
+            while o < npos and not _fits(pa, o, k):
+                o += 1
+            if o <= npos:
+                opt[i] = o
+                if o < npos:
+                    for q in range(o - k + 1, o + 1):
+                        pa[q] -= 1
+                    top[i] = o
+                    covered += k
+                i += 1
+                opt[i] = -1
+                continue
+            i -= 1
+        if i >= 0 and top[i] >= 0:  # back to tractor i: take it out again
+            for q in range(top[i] - ks[i] + 1, top[i] + 1):
+                pa[q] += 1
+            covered -= ks[i]
+            top[i] = -1
+    return best
 
 
 @njit(cache=True)

@@ -11,11 +11,14 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels import combos as C
-from tractor_sim.kernels.declare import JOKER_PAIR, NONE, can_declare, kitty_flip_suit
+from tractor_sim.kernels.declare import JOKER_PAIR, NONE, RJ, can_declare, kitty_flip_suit, show_key, valid_bid
 from tractor_sim.kernels.rng import randint, shuffle, stream_key
 from tractor_sim.kernels.order import TT_POS
-from tractor_sim.kernels.scoring import POINTS, card_points, kitty_multiplier, level_change, level_row, next_starter
+from tractor_sim.kernels.scoring import (
+    POINTS, card_points, defended_gain, kitty_multiplier, level_change, level_row, next_starter,
+)
 from tractor_sim.kernels.view import (
+    BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, M_BID0, M_BID_STEP, M_DEALER, M_SHOWN, V_RULES,
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM,
     M_DRAWN, M_FAILED_THROW, M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
     M_LEVEL0, M_LEVEL1, M_NDECL, M_NPLAYED, M_OPP_POINTS, M_ROUND1, M_SEAT, M_STARTER, M_TRICK,
@@ -23,9 +26,9 @@ from tractor_sim.kernels.view import (
     V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_ROWS, V_TRICK,
     V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
-from tractor_sim.rules import R_NO_DECLARE_R1
+from tractor_sim.rules import DECLARING_AUCTION, N_RULE_FIELDS, R_DECLARING, R_JOKER_OVERRIDE, R_NO_DECLARE_R1
 
-FUNCS_TYPE = types.UniTuple(STRATEGY_TYPE, 8)
+FUNCS_TYPE = types.UniTuple(STRATEGY_TYPE, 10)
 SCRATCH = 256
 MAX_REDEALS = 1000
 
@@ -42,6 +45,7 @@ ERR_DISCARD = 2
 ERR_LEAD = 3
 ERR_FOLLOW = 4
 ERR_REDEALS = 5
+ERR_BID = 6
 ERR_HEADER = 8  # err[0..7]: code, seat, decision, trick, redeals, 0, 0, 0; then hand, answer
 
 # Columns of the int64 deal result row (the engine names them, see docs/records.md).
@@ -63,12 +67,15 @@ D_KEEP = 14
 D_GAIN = 15
 D_NEXT_STARTER = 16
 D_TRICKS = 17  # 17..20: tricks won per seat
-D_FIELDS = 21
+D_DEALER = 21  # the seat that drew first (under the auction: the dealer)
+D_BID0 = 22  # 22, 23: the bids of team 0 and team 1 under the auction (-1 without)
+D_FIELDS = 24
 
 SRC_SINGLE = 0
 SRC_PAIR = 1
 SRC_JOKERS = 2
 SRC_FLIP = 3
+SRC_NAMED = 4  # named by the starter after the auction
 
 
 @njit(cache=True)
@@ -78,7 +85,7 @@ def _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
     Takes all hands and the seat: slicing a row for the call costs more than
     the whole check on most draws.
     """
-    if cur_kind == JOKER_PAIR:
+    if cur_kind == JOKER_PAIR and (rules[R_JOKER_OVERRIDE] == 0 or cur_card == RJ):
         return False
     holds = hands[seat, 52] >= 2 or hands[seat, 53] >= 2
     for suit in range(4):
@@ -122,7 +129,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     ``log`` (LOG_* events, see ``_log``) is filled only when it has more
     than one row, for replays.
     """
-    decl0, disc0, lead0, foll0, decl1, disc1, lead1, foll1 = fns
+    decl0, disc0, lead0, foll0, bid0, decl1, disc1, lead1, foll1, bid1 = fns
     views, hands, scratch, rngs, tables = ws
     # Each seat's arrays as their own variables, made once per deal: slicing
     # views[seat] at every call costs an atomic incref/decref pair per array,
@@ -134,6 +141,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     pdisc0, pdisc1 = params[0, DISCARD], params[1, DISCARD]
     plead0, plead1 = params[0, LEAD], params[1, LEAD]
     pfoll0, pfoll1 = params[0, FOLLOW], params[1, FOLLOW]
+    pbid0, pbid1 = params[0, BID], params[1, BID]
+    auction = rules[R_DECLARING] == DECLARING_AUCTION
     logging = log.shape[0] > 1
     out = np.zeros(54, dtype=np.int64)
     rank = 0 if round1 else levels[decl_team]
@@ -170,6 +179,19 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             views[v, V_META, M_DECL_SEAT] = -1
             views[v, V_META, M_ROUND1] = 1 if round1 else 0
             views[v, V_META, M_DECISION] = DECLARE
+            for j in range(N_RULE_FIELDS):
+                views[v, V_RULES, j] = rules[j]
+        if auction:  # nothing known yet; each seat sees the order of its own team's level
+            for v in range(4):
+                views[v, V_EFF:V_EFF + 8, :] = tables[levels[v % 2], 4]
+                views[v, V_META, M_STARTER] = -1
+                views[v, V_META, M_DECL_TEAM] = -1
+                views[v, V_META, M_TRUMP_RANK] = -1
+                views[v, V_META, M_DEALER] = first
+                views[v, V_META, M_BID0] = -1
+                views[v, V_META, M_BID0 + 1] = -1
+                for j in range(4):
+                    views[v, V_META, M_SHOWN + j] = -1
         cur_seat = -1
         cur_kind = NONE
         cur_card = -1
@@ -186,6 +208,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                     _log(log, LOG_DRAW, seat, card, 0, out, False)
             else:
                 seat = (first + k) % 4
+            if auction:
+                continue
             if not _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
                 continue
             out[:] = 0
@@ -221,7 +245,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 views[_v, V_META, M_DECL_KIND] = cur_kind
             for _v in range(4):
                 views[_v, V_META, M_DECL_CARD] = cur_card
-        if cur_kind != NONE or not round1:
+        if cur_kind != NONE or not round1 or auction:
             break
         if logging:
             _log(log, LOG_REDEAL, -1, redeals, 0, out, False)
@@ -229,9 +253,81 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         if redeals >= MAX_REDEALS or rules[R_NO_DECLARE_R1] != 0:
             _fail(err, ERR_REDEALS, -1, DECLARE, -1, redeals, hands[0], out)
             return ERR_REDEALS
+    # ---- the auction: two bids, four shown cards, the trump named ------------------
+    bids = np.full(2, -1, dtype=np.int64)
+    suit = 4
+    source = SRC_NAMED
+    if auction:
+        best = -1
+        for i in range(7):
+            if i < 2:  # the dealer bids for his pair, the next seat for the other
+                step = BID_STEP_BID
+                seat = (first + i) % 4
+            elif i < 6:  # everybody shows a card, from the dealer on
+                step = BID_STEP_SHOW
+                seat = (first + i - 2) % 4
+            else:  # the starter names the trump suit
+                step = BID_STEP_TRUMP
+                seat = starter
+            if i == 2:  # the higher bid makes the declaring team (a tie: the dealer's)
+                decl_team = first % 2 if bids[first % 2] >= bids[1 - first % 2] else 1 - first % 2
+                rank = levels[decl_team]
+                tt = tables[rank, 4]
+                for v in range(4):
+                    views[v, V_EFF:V_EFF + 8, :] = tt
+                    views[v, V_META, M_DECL_TEAM] = decl_team
+                    views[v, V_META, M_TRUMP_RANK] = rank
+            if i == 6:
+                for v in range(4):
+                    views[v, V_META, M_STARTER] = starter
+            for v in range(4):
+                views[v, V_META, M_DECISION] = BID
+                views[v, V_META, M_BID_STEP] = step
+            out[:] = 0
+            if seat == 0:
+                ans = bid0(v0, pbid0, r0, s0, out)
+            elif seat == 1:
+                ans = bid1(v1, pbid1, r1, s1, out)
+            elif seat == 2:
+                ans = bid0(v2, pbid0, r2, s2, out)
+            else:
+                ans = bid1(v3, pbid1, r3, s3, out)
+            if step == BID_STEP_BID:
+                ok = ans == 1 and valid_bid(out[0])
+                value = out[0]
+            elif step == BID_STEP_SHOW:
+                ok = ans == 1 and C.ncards(out) == 1 and _within(out, hands[seat])
+                value = 0
+                for c in range(54):
+                    if out[c] > 0:
+                        value = c
+            else:
+                ok = ans == 1 and 0 <= out[0] <= 3
+                value = out[0]
+            if not ok:
+                _fail(err, ERR_BID, seat, BID, -1, redeals, hands[seat], out)
+                return ERR_BID
+            if step == BID_STEP_BID:
+                bids[seat % 2] = value
+                for v in range(4):
+                    views[v, V_META, M_BID0 + seat % 2] = value
+                if logging:
+                    _log(log, LOG_BID, seat, value, 0, out, False)
+            elif step == BID_STEP_SHOW:
+                for v in range(4):
+                    views[v, V_META, M_SHOWN + seat] = value
+                if show_key(value) > best:  # the highest card; a tie: the earlier shown
+                    best = show_key(value)
+                    starter = seat
+                if logging:
+                    _log(log, LOG_SHOW, seat, value, 0, out, False)
+            else:
+                suit = value
     # ---- the trump ------------------------------------------------------------
     kitty = deck[100:108]
-    if cur_kind == NONE:
+    if auction:
+        pass
+    elif cur_kind == NONE:
         suit = kitty_flip_suit(kitty, 8, rank)
         source = SRC_FLIP
     elif cur_kind == JOKER_PAIR:
@@ -240,7 +336,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     else:
         suit = cur_card // 13
         source = SRC_SINGLE if cur_kind == 1 else SRC_PAIR
-    if round1:
+    if round1 and not auction:
         starter = cur_seat
         decl_team = cur_seat % 2
     tt = tables[rank, suit]
@@ -399,7 +495,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             nplay = 0
             for j in range(k):
                 nplay += pcnt[i, j]
-            if k < 0 or not C.follow_ok(hands[seat], out, nplay, lead_suit, lead_n, lead_pairs, longest, tt, rules):
+            if k < 0 or not C.follow_ok(hands[seat], out, nplay, lead_suit, lead_n, lead_pairs, kind, lead_units, nu,
+                                        tt, rules):
                 _fail(err, ERR_FOLLOW, seat, FOLLOW, t, redeals, hands[seat], out)
                 return ERR_FOLLOW
             pk[i] = k
@@ -444,6 +541,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         bonus = kitty_points * kitty_multiplier(lead_n, lead_pairs, lead_largest, rules)
     p = trick_points_total + bonus + penalty_total
     keep, gain = level_change(p)
+    gain = defended_gain(levels[decl_team if keep else 1 - decl_team], gain, keep, rules)
     row[D_STARTER] = starter
     row[D_DECL_TEAM] = decl_team
     row[D_TRUMP_RANK] = rank
@@ -460,9 +558,12 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     row[D_ROW] = level_row(p)
     row[D_KEEP] = 1 if keep else 0
     row[D_GAIN] = gain
-    row[D_NEXT_STARTER] = next_starter(starter, keep)
+    row[D_NEXT_STARTER] = (first + 1) % 4 if auction else next_starter(starter, keep)
     for s in range(4):
         row[D_TRICKS + s] = tricks[s]
+    row[D_DEALER] = first
+    row[D_BID0] = bids[0]
+    row[D_BID0 + 1] = bids[1]
     return ERR_NONE
 
 
@@ -478,6 +579,8 @@ LOG_FAILED_THROW = 9  # the throw failed: blocked by seat a, penalty b, forced p
 LOG_FOLLOW = 10  # seat followed (counts) in trick a
 LOG_TRICK = 11  # seat won trick a with b points
 LOG_START = 12  # a deal starts: key a (deal or match id), b (deal in match)
+LOG_BID = 13  # seat bid a points (the auction)
+LOG_SHOW = 14  # seat showed card a (the auction)
 LOG_COLS = 4 + 54
 
 

@@ -1,8 +1,9 @@
-"""Declaring the trump: which declarations are allowed, and the kitty flip."""
+"""Declaring the trump: which declarations are allowed, the kitty flip, and the auction."""
 
 from numba import njit
 
-from tractor_sim.rules import R_SELF_OVERRIDE
+from tractor_sim.kernels.view import MAX_BID
+from tractor_sim.rules import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 
 NONE = 0
 SINGLE = 1
@@ -17,27 +18,43 @@ def can_declare(hand, kind, card, seat, cur_seat, cur_kind, cur_card, rank, rule
     """Whether ``seat`` may declare (kind, card) now over the standing declaration.
 
     A single is overridden by any pair of the trump rank or joker pair, a pair
-    only by a joker pair, a joker pair never; a player overrides himself only
-    to strengthen his single into the pair of the same card (unless the rules
-    allow any self-override).
+    only by a joker pair, a joker pair never; with ``pair_override`` a pair
+    also by a pair of a higher suit (S > H > D > C), with
+    ``joker_pair_override`` a BJ pair also by an RJ pair.  A player overrides
+    himself only to strengthen his single into the pair of the same card
+    (unless the rules allow any self-override).
     """
     if card < 0 or card > 53:
         return False
+    return declare_ok(hand[card], kind, card, seat, cur_seat, cur_kind, cur_card, rank,
+                      rules[R_SELF_OVERRIDE], rules[R_PAIR_OVERRIDE], rules[R_JOKER_OVERRIDE])
+
+
+@njit(cache=True)
+def declare_ok(held, kind, card, seat, cur_seat, cur_kind, cur_card, rank, self_override, pair_override,
+               joker_override):
+    """can_declare on plain numbers: ``held`` copies of ``card`` in the hand, the three rule
+    options as their codes (strategies read them from their view without slicing it)."""
     if kind == SINGLE or kind == PAIR:
-        if card >= BJ or card % 13 != rank or hand[card] < kind:
+        if card >= BJ or card % 13 != rank or held < kind:
             return False
     elif kind == JOKER_PAIR:
-        if card < BJ or hand[card] < 2:
+        if card < BJ or held < 2:
             return False
     else:
         return False
     if cur_kind == NONE:
         return True
-    if kind <= cur_kind:
+    if kind < cur_kind:
         return False
-    if cur_kind == JOKER_PAIR:
-        return False
-    if cur_seat == seat and rules[R_SELF_OVERRIDE] == 0:
+    if kind == cur_kind:
+        if kind == SINGLE:
+            return False
+        if kind == PAIR and (pair_override == 0 or card // 13 >= cur_card // 13):
+            return False
+        if kind == JOKER_PAIR and (joker_override == 0 or card != RJ or cur_card != BJ):
+            return False
+    if cur_seat == seat and self_override == 0:
         return kind == PAIR and cur_kind == SINGLE and card == cur_card
     return True
 
@@ -59,3 +76,19 @@ def kitty_flip_suit(kitty, nkitty, rank):
         if c < BJ and (best < 0 or c % 13 > best % 13):
             best = c
     return best // 13 if best >= 0 else 4
+
+
+@njit(cache=True)
+def valid_bid(bid):
+    """An auction bid: a multiple of 5 points from 0 to MAX_BID."""
+    return 0 <= bid <= MAX_BID and bid % 5 == 0
+
+
+@njit(cache=True)
+def show_key(card):
+    """How high a card shown in the auction is: RJ > BJ > A > K .. > 2, suits equal."""
+    if card == RJ:
+        return 14
+    if card == BJ:
+        return 13
+    return card % 13

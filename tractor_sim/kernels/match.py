@@ -1,6 +1,10 @@
 """A chunk of deals (fixed levels) or of whole matches, in one compiled call.
 
 Output rows are int64: the columns X_* below, then the deal's D_* columns.
+Under the auction (rule ``declaring``) the declaring team and the starter
+come out of each deal's bids and shown cards: the ``starter`` handed to a deal
+is then its dealer (fixed mode: a seat from the seed; match mode: the seat
+after the previous dealer, D_NEXT_STARTER).
 Random streams are keyed by (seed, match id, deal in match) or (seed, deal
 id, 0), so a deal is the same whatever chunk or worker plays it.
 """
@@ -14,7 +18,7 @@ from tractor_sim.kernels.rng import randint, stream_key
 from tractor_sim.kernels.scoring import match_winner
 from tractor_sim.kernels.view import V_ROWS
 from tractor_sim.kernels.order import trump_table
-from tractor_sim.rules import R_RANK_TRUMPS_NT
+from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING, R_RANK_TRUMPS_NT
 
 X_DEAL_ID = 0
 X_MATCH_ID = 1
@@ -112,7 +116,10 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             levels[0] = fixed_levels[0]
             levels[1] = fixed_levels[1]
             st[0] = stream_key(seed, ident, 0, P_STARTER)
-            starter = fixed_team + 2 * randint(st, 2)
+            if rules[R_DECLARING] == DECLARING_AUCTION:  # the auction decides: this is the dealer
+                starter = randint(st, 4)
+            else:
+                starter = fixed_team + 2 * randint(st, 2)
             code = play_deal(seed, ident, 0, False, levels, fixed_team, starter, rules, params, fns, ws, row, err, deck,
                              log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:

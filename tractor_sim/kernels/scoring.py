@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from tractor_sim.rules import R_KITTY_MULT, R_MATCH_END
+from tractor_sim.rules import R_KITTY_MULT, R_MATCH_END, R_MUST_DEFEND
 
 POINTS = np.zeros(54, dtype=np.int64)
 for _s in range(4):
@@ -12,6 +12,8 @@ for _s in range(4):
     POINTS[_s * 13 + 11] = 10
 
 ACE = 12
+# The must-defend levels of each must_defend choice (none, ace, ace_5_10_k), ascending, 99 = unused.
+MUST_DEFEND = np.array([[99, 99, 99, 99], [ACE, 99, 99, 99], [3, 8, 11, ACE]], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -58,6 +60,25 @@ def level_change(p):
     if row <= 2:
         return True, 3 - row
     return False, row - 3
+
+
+@njit(cache=True)
+def defended_gain(level, gain, as_declarers, rules):
+    """The levels a team at ``level`` really gains, with the must_defend rule.
+
+    It stops at the first must-defend level above its own that it would pass;
+    standing on a must-defend level, it moves on only by winning as declarers.
+    """
+    mode = rules[R_MUST_DEFEND]
+    if mode == 0 or gain <= 0:
+        return gain
+    for j in range(4):
+        d = MUST_DEFEND[mode, j]
+        if d == level and not as_declarers:
+            return 0
+        if level < d < level + gain:
+            return d - level
+    return gain
 
 
 @njit(cache=True)

@@ -16,7 +16,16 @@ answer:
 - declare: ``out[0] = kind`` (1 single, 2 pair, 3 joker pair), ``out[1] =
   card``; return 1 to declare, 0 to pass;
 - discard: ``out`` = counts of the 8 cards to bury; return 8;
-- lead / follow: ``out`` = counts of the cards to play; return their number.
+- lead / follow: ``out`` = counts of the cards to play; return their number;
+- bid (only with the rule ``declaring = "auction"``), three steps told by
+  ``M_BID_STEP``: BID_STEP_BID: ``out[0]`` = the points my pair bids (a
+  multiple of 5 from 0 to MAX_BID), return 1; BID_STEP_SHOW: ``out`` = counts
+  of the one card I show, return 1; BID_STEP_TRUMP (the starter only):
+  ``out[0]`` = the trump suit I name (0..3 = S H D C), return 1.
+
+The rules of the deal are in row V_RULES (``tractor_sim.rules.Rules.encode``,
+indices ``R_*``), so a strategy can follow a variant (for example
+``R_FOLLOW_TRACTOR``) without being recompiled.
 """
 
 from numba import types
@@ -30,7 +39,13 @@ DECLARE = 0
 DISCARD = 1
 LEAD = 2
 FOLLOW = 3
-DECISIONS = ("declare", "discard", "lead", "follow")
+BID = 4
+DECISIONS = ("declare", "discard", "lead", "follow", "bid")
+
+BID_STEP_BID = 0
+BID_STEP_SHOW = 1
+BID_STEP_TRUMP = 2
+MAX_BID = 200
 
 # Rows of the view.
 V_PLAYED = 0  # rows 0..3: cards each seat has played so far this deal (counts)
@@ -48,11 +63,12 @@ V_TRICK_POINTS = 21  # per finished trick: its points
 V_DECL_SEAT = 22  # declaration events in order: seat,
 V_DECL_KIND = 23  # kind,
 V_DECL_CARD = 24  # card
-V_ROWS = 25
+V_RULES = 25  # the encoded rules (tractor_sim.rules R_* indices), the rest 0
+V_ROWS = 26
 
 # Columns of the V_META row.
 M_SEAT = 0  # my seat
-M_DECISION = 1  # DECLARE, DISCARD, LEAD or FOLLOW
+M_DECISION = 1  # DECLARE, DISCARD, LEAD, FOLLOW or BID
 M_TRICK = 2  # index of the current trick (0..24)
 M_LEADER = 3  # leader of the current trick
 M_NPLAYED = 4  # plays made so far in the current trick
@@ -60,7 +76,7 @@ M_STARTER = 5  # the round's starter (-1 while unknown in round 1)
 M_DECL_TEAM = 6  # declaring team (-1 while unknown in round 1)
 M_LEVEL0 = 7  # team 0's level (0..12 = 2..A)
 M_LEVEL1 = 8
-M_TRUMP_RANK = 9
+M_TRUMP_RANK = 9  # (-1 under the auction until the bids are in)
 M_TRUMP_SUIT = 10  # 0..3, 4 = no trump suit, -1 while not yet set
 M_OPP_POINTS = 11  # opponents' points so far (tricks and penalties)
 M_LEAD_N = 12  # the current lead (as played): number of cards,
@@ -78,3 +94,10 @@ M_TRICK_POINTS = 23  # points in the current trick so far
 M_ROUND1 = 24  # 1 in the first round of a match (trump rank 2 for all, declarer unknown)
 M_FAILED_THROW = 25  # 1 if the current trick's lead is the forced part of a failed throw
 M_TRICKS_DONE = 26  # finished tricks
+# The auction (rule declaring = "auction"; with the draw these stay 0).  During the draw
+# and the bids the trump table rows hold the order for my own team's level and
+# no trump suit (the trump rank if my team declares).
+M_DEALER = 27  # the dealer: he draws first, bids first for his pair, shows first
+M_BID_STEP = 28  # BID_STEP_BID, BID_STEP_SHOW or BID_STEP_TRUMP while deciding a bid
+M_BID0 = 29  # 29, 30: the bid of team 0 and team 1 (-1 while not made)
+M_SHOWN = 31  # 31..34: the card shown by each seat (-1 while not shown)
