@@ -450,6 +450,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 kind = C.kind_of(lead_units, nu)
                 for _v in range(4):
                     views[_v, V_META, M_FAILED_THROW] = 1
+                    views[_v, V_META, M_OPP_POINTS] = opp_points + penalty_total  # public at once
         pk[0] = k
         lead_n = 0
         for j in range(k):
