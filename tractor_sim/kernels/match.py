@@ -108,6 +108,7 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
     nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
     nrows = 0
     err[7] = 0
+    no = n < 0  # a False that is not a compile-time constant: see the fixed-mode call
     for item in range(n):
         if nrows + (1 if mode == MODE_FIXED else MAX_DEALS_PER_MATCH) > deals.shape[0]:
             return nrows  # out of room: the caller continues from err[7]
@@ -120,7 +121,10 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
                 starter = randint(st, 4)
             else:
                 starter = fixed_team + 2 * randint(st, 2)
-            code = play_deal(seed, ident, 0, False, levels, fixed_team, starter, rules, params, fns, ws, row, err, deck,
+            # key_b and round1 as run-time values: literal 0 / False would make numba compile
+            # a second copy of the whole deal kernel just for this call site
+            code = play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, ws, row,
+                             err, deck,
                              log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[5] = ident
