@@ -314,7 +314,7 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
 @main.command()
 @click.argument("policy_a")
 @click.argument("policy_b")
-@click.option("--decision", type=click.Choice(["declare", "discard", "lead", "follow"]),
+@click.option("--decision", type=click.Choice(["declare", "discard", "lead", "follow", "bid"]),
               help="Compare only this decision: A and B are strategy names, the rest is the basic policy.")
 @click.option("--deals", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Deal pairs at most.")

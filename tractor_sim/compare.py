@@ -48,6 +48,9 @@ def compare(a: str, b: str, decision=None, max_deals=20_000, sprt=None, seed=0, 
 
 def as_text(r: dict) -> str:
     c = r["comparison"]
+    if not c["sd"] > 0:
+        return (f"{r['a']} vs {r['b']}: {r['pairs']} duplicate deal pairs, identical results on every pair "
+                f"(the two never played differently, e.g. a bid strategy under rules without an auction)")
     lines = [f"{r['a']} vs {r['b']}: {r['pairs']} duplicate deal pairs",
              f"  A gains {c['mean']:+.4f} levels per deal more than B "
              f"(95% CI {c['low']:+.4f} .. {c['high']:+.4f}, p = {c['p_value']:.3g})",
