@@ -144,11 +144,12 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     pbid0, pbid1 = params[0, BID], params[1, BID]
     auction = rules[R_DECLARING] == DECLARING_AUCTION
     logging = log.shape[0] > 1
+    nocards = np.zeros(0, dtype=np.int64)  # for events without cards: their card columns stay 0
     out = np.zeros(54, dtype=np.int64)
     rank = 0 if round1 else levels[decl_team]
     redeals = 0
     if logging:
-        _log(log, LOG_START, -1, key_a, key_b, out, False)
+        _log(log, LOG_START, -1, key_a, key_b, nocards, False)
     while True:
         # ---- draw and declare -------------------------------------------------
         views[:] = 0
@@ -205,7 +206,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 for _v in range(4):
                     views[_v, V_META, M_DRAWN] = k + 1
                 if logging:
-                    _log(log, LOG_DRAW, seat, card, 0, out, False)
+                    _log(log, LOG_DRAW, seat, card, 0, nocards, False)
             else:
                 seat = (first + k) % 4
             if auction:
@@ -230,7 +231,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             cur_kind = out[0]
             cur_card = out[1]
             if logging:
-                _log(log, LOG_DECLARE, seat, cur_kind, cur_card, out, False)
+                _log(log, LOG_DECLARE, seat, cur_kind, cur_card, nocards, False)
             if ndecl < 54:
                 for v in range(4):
                     views[v, V_DECL_SEAT, ndecl] = seat
@@ -248,7 +249,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         if cur_kind != NONE or not round1 or auction:
             break
         if logging:
-            _log(log, LOG_REDEAL, -1, redeals, 0, out, False)
+            _log(log, LOG_REDEAL, -1, redeals, 0, nocards, False)
         redeals += 1
         if redeals >= MAX_REDEALS or rules[R_NO_DECLARE_R1] != 0:
             _fail(err, ERR_REDEALS, -1, DECLARE, -1, redeals, hands[0], out)
@@ -312,7 +313,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 for v in range(4):
                     views[v, V_META, M_BID0 + seat % 2] = value
                 if logging:
-                    _log(log, LOG_BID, seat, value, 0, out, False)
+                    _log(log, LOG_BID, seat, value, 0, nocards, False)
             elif step == BID_STEP_SHOW:
                 for v in range(4):
                     views[v, V_META, M_SHOWN + seat] = value
@@ -320,7 +321,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                     best = show_key(value)
                     starter = seat
                 if logging:
-                    _log(log, LOG_SHOW, seat, value, 0, out, False)
+                    _log(log, LOG_SHOW, seat, value, 0, nocards, False)
             else:
                 suit = value
     # ---- the trump ------------------------------------------------------------
@@ -346,7 +347,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         views[v, V_META, M_STARTER] = starter
         views[v, V_META, M_DECL_TEAM] = decl_team
     if logging:
-        _log(log, LOG_TRUMP, starter, suit, source, out, False)
+        _log(log, LOG_TRUMP, starter, suit, source, nocards, False)
     for s in range(4):
         if logging:
             _log(log, LOG_HAND, s, 0, 0, hands[s], True)
@@ -519,7 +520,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         tricks[winner] += 1
         remaining -= lead_n
         if logging:
-            _log(log, LOG_TRICK, winner, t, points, out, False)
+            _log(log, LOG_TRICK, winner, t, points, nocards, False)
         if winner % 2 != decl_team:
             opp_points += points
             trick_points_total += points
