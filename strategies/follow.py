@@ -17,7 +17,7 @@ from tractor_sim.strategy import strategy
 SMART_RUFF_POINTS = 10  # smart ruffs before the last seat only for this many points
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def partner_safe(view, key):
     """Whether my partner's play with ``key`` (currently winning) cannot be beaten in its suit:
     a ruff or a throw counts as safe, a unit of the led suit if it is top."""
@@ -26,7 +26,7 @@ def partner_safe(view, key):
     return sl.is_top_unit(view, view[V_META, M_LEAD_SUIT], key, view[V_META, M_LEAD_PAIRS])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def play_smart(view, out, ruff_points, careful, scratch):
     """The smart follow (see ``smart``); ``careful``: a ruff that an opponent after me, shown void
     in the led suit, could overruff must be top."""
@@ -50,7 +50,7 @@ def play_smart(view, out, ruff_points, careful, scratch):
     return sl.cheapest_follow_given(view, out, False, held, need)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _overruff_risk(view, scratch, s):
     """Whether an opponent still to play has shown a void in suit s."""
     me = view[V_META, M_SEAT]

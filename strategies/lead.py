@@ -15,7 +15,7 @@ from tractor_sim.kernels.view import M_SEAT, V_HAND, V_META, V_POS, V_SUITS, V_T
 from tractor_sim.strategy import strategy
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def top_unit(view, e):
     """My best top unit in suit e as (pairs, top position); (-1, -1) when none.
 
@@ -58,13 +58,13 @@ def top_unit(view, e):
     return -1, -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _opponent_void(view, scratch, e):
     me = view[V_META, M_SEAT]
     return sl.shown_void(scratch, (me + 1) % 4, e) or sl.shown_void(scratch, (me + 3) % 4, e)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def lead_top(view, out, scratch, careful):
     """Lead my biggest top unit of a plain suit (``careful``: one where no opponent has shown a
     void, so it cannot be ruffed), else of trumps; returns the size, 0 when there is none."""
@@ -85,7 +85,7 @@ def lead_top(view, out, scratch, careful):
     return sl.put_unit(view, out, best_e, best_top, best_k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def lead_low(view, out):
     """Lead one cheap card, from a short plain suit (toward a void), keeping pairs; trumps last.
 

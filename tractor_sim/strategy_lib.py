@@ -49,19 +49,19 @@ SCRATCH_LIB = 48
 # ---------------------------------------------------------------- basics
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def trump_table(view):
     """The trump table inside a view: usable as ``tt`` by every combos function."""
     return view[V_EFF:V_EFF + 8]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def nsuit(view, s):
     """Number of distinct cards of effective suit ``s`` (they are view[V_SUITS + s, :n])."""
     return view[V_TTMETA, META_NCARDS + s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def points(counts):
     """Points in a count vector (5s: 5, 10s and Ks: 10)."""
     p = 0
@@ -82,7 +82,7 @@ def suit_cards(hand, tt, s, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def hand_size(view):
     """Cards in my hand."""
     n = 0
@@ -91,7 +91,7 @@ def hand_size(view):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def suit_len(view, s):
     """Cards of effective suit ``s`` in my hand."""
     n = 0
@@ -145,7 +145,7 @@ def tractors(hand, tt, s, tops, lens):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def pair_card_at(hand, view, s, p):
     """The lowest card id held as a pair at position ``p`` of suit ``s`` (-1 if none)."""
     for i in range(view[V_TTMETA, META_NCARDS + s]):
@@ -155,7 +155,7 @@ def pair_card_at(hand, view, s, p):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def card_cost(view, c, feed):
     """What playing card ``c`` gives away: 4 per position plus its points, trumps +100.
 
@@ -172,7 +172,7 @@ def card_cost(view, c, feed):
     return cost
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _cheapest_card(view, out, s, feed, bound):
     """cheapest_card among costs below ``bound``; the scan stops once positions rise past it
     (a card costs at least 4 per position, less 200 when feeding)."""
@@ -196,14 +196,14 @@ def _cheapest_card(view, out, s, feed, bound):
     return best, best_cost
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def cheapest_card(view, out, s, feed):
     """The card of suit s still in hand (minus ``out``) cheapest to give (card_cost, splitting a
     pair charged PAIR_BREAK); returns (card, cost), card -1 when none."""
     return _cheapest_card(view, out, s, feed, 1 << 40)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def cheapest_pair(view, out, s, feed):
     """The cheapest pair of suit s still whole in hand (-1 if none)."""
     best = -1
@@ -221,7 +221,7 @@ def cheapest_pair(view, out, s, feed):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def add_cheapest(view, out, k, skip, feed):
     """Add the ``k`` cards cheapest to give, from every suit but ``skip``; return how many added."""
     for j in range(k):
@@ -243,7 +243,7 @@ def add_cheapest(view, out, k, skip, feed):
 # ---------------------------------------------------------------- following
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def follow_need(view):
     """(cards of the led suit I must play, pairs of it I must play) for the current lead."""
     s = view[V_META, M_LEAD_SUIT]
@@ -256,7 +256,7 @@ def follow_need(view):
     return min(held, view[V_META, M_LEAD_N]), min(view[V_META, M_LEAD_PAIRS], pairs)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def cheapest_follow(view, out, feed):
     """The cheapest legal follow (``feed``: the richest one, see card_cost); returns its size.
 
@@ -269,7 +269,7 @@ def cheapest_follow(view, out, feed):
     return cheapest_follow_given(view, out, feed, held, need)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def cheapest_follow_given(view, out, feed, held, need):
     """cheapest_follow when the caller already has (held, need) = follow_need(view)."""
     s = view[V_META, M_LEAD_SUIT]
@@ -423,7 +423,7 @@ def required_tractors(view, out):
 # ---------------------------------------------------------------- counting cards
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def unseen(view, c):
     """Copies of card c the others may still hold: 2 minus mine, played and buried."""
     return (
@@ -432,7 +432,7 @@ def unseen(view, c):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def top_single_pos(view, s):
     """The highest position of suit s at which the others may hold a card (-1: none)."""
     for i in range(view[V_TTMETA, META_NCARDS + s] - 1, -1, -1):
@@ -442,7 +442,7 @@ def top_single_pos(view, s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def top_pair_pos(view, s):
     """The highest position of suit s at which the others may hold a pair (-1: none)."""
     for i in range(view[V_TTMETA, META_NCARDS + s] - 1, -1, -1):
@@ -452,7 +452,7 @@ def top_pair_pos(view, s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def top_tractor_pos(view, s, k):
     """The highest top of a tractor of ``k`` pairs the others may hold in suit s (-1: none)."""
     best = -1
@@ -472,25 +472,25 @@ def top_tractor_pos(view, s, k):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def is_top_card(view, c):
     """Whether no card the others may hold beats card c in its suit."""
     return top_single_pos(view, view[V_EFF, c]) <= view[V_POS, c]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def is_top_pair(view, c):
     """Whether no pair the others may hold beats the pair of c."""
     return top_pair_pos(view, view[V_EFF, c]) <= view[V_POS, c]
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def is_top_tractor(view, s, top, k):
     """Whether no tractor of k pairs the others may hold beats mine topped at position ``top``."""
     return top_tractor_pos(view, s, k) <= top
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def is_top_unit(view, s, top, k):
     """is_top_card / pair / tractor by position: k = 0 single, 1 pair, >= 2 tractor."""
     if k == 0:
@@ -503,7 +503,7 @@ def is_top_unit(view, s, top, k):
 # ---------------------------------------------------------------- the current trick
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _shape_top(view, row, e, n, k):
     """(cards of suit e in view row ``row``, top position if they form one unit of k pairs
     (0: a single) of n cards, else -1)."""
@@ -527,7 +527,7 @@ def _shape_top(view, row, e, n, k):
     return cnt, top
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _unit_key(view, row, s, n, k):
     """Key of the play in view row ``row`` for a lead of n cards with k pairs (not a throw).
 
@@ -553,7 +553,7 @@ def _throw_key(view, seat):
     return combos.play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], KIND_THROW, lunits, lnu, tt, units, ucards)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def play_key_of(view, seat):
     """The key (as combos.play_key) of seat's play in the current trick; -1 when it cannot win.
 
@@ -586,7 +586,7 @@ def trick_winner_seat(view):
     return (leader + best) % 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def current_best(view):
     """(seat winning the current trick so far, its key); (-1, -1) before the lead.
 
@@ -599,14 +599,14 @@ def current_best(view):
     return seat, play_key_of(view, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def partner_winning(view):
     """Whether my partner holds the current trick so far."""
     npl = view[V_META, M_NPLAYED]
     return npl > 0 and view[V_META, M_WINNING] == (view[V_META, M_SEAT] + 2) % 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def opponent_after(view):
     """Whether an opponent still plays after me in the current trick."""
     me = view[V_META, M_SEAT]
@@ -617,7 +617,7 @@ def opponent_after(view):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def trick_points(view):
     """Points played to the current trick so far."""
     p = 0
@@ -626,7 +626,7 @@ def trick_points(view):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _lowest_unit(view, e, k, above, need_top):
     """The lowest unit of k pairs (0: a single) held in suit e with top position > ``above``.
 
@@ -661,7 +661,7 @@ def _lowest_unit(view, e, k, above, need_top):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def put_unit(view, out, e, top, k):
     """Write into ``out`` my unit of k pairs (0: single) of suit e topped at ``top``; return its size."""
     if k == 0:
@@ -676,7 +676,7 @@ def put_unit(view, out, e, top, k):
     return 2 * k
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def winning_follow(view, out, best_key, need_top):
     """The cheapest legal follow that beats ``best_key`` (single, pair or tractor leads).
 
@@ -687,7 +687,7 @@ def winning_follow(view, out, best_key, need_top):
     return winning_follow_given(view, out, best_key, need_top, suit_len(view, view[V_META, M_LEAD_SUIT]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def winning_follow_given(view, out, best_key, need_top, held):
     """winning_follow when the caller already has ``held`` (as follow_need gives it)."""
     if view[V_META, M_LEAD_KIND] == KIND_THROW:
@@ -930,7 +930,7 @@ def track_voids(view, scratch):
         scratch[S_SNAP + x * 5 + s] = _played_in(view, x, s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def shown_void(scratch, seat, s):
     """Whether ``seat`` has shown a void in effective suit ``s`` (as tracked by track_voids)."""
     return scratch.shape[0] >= SCRATCH_LIB and scratch[S_VOID + seat * 5 + s] > 0.0

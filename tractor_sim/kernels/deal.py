@@ -12,6 +12,7 @@ from numba import njit, types
 
 from tractor_sim.kernels import combos as C
 from tractor_sim.kernels.declare import JOKER_PAIR, NONE, RJ, can_declare, kitty_flip_suit, show_key, valid_bid
+from tractor_sim.kernels.borrow import borrowed
 from tractor_sim.kernels.rng import randint, shuffle, stream_key
 from tractor_sim.kernels.order import TT_POS
 from tractor_sim.kernels.scoring import (
@@ -26,7 +27,10 @@ from tractor_sim.kernels.view import (
     V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_ROWS, V_TRICK,
     V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
-from tractor_sim.rules import DECLARING_AUCTION, N_RULE_FIELDS, R_DECLARING, R_JOKER_OVERRIDE, R_NO_DECLARE_R1
+from tractor_sim.rules import (
+    DECLARING_AUCTION, FOLLOW_SHAPE_FIRST, N_RULE_FIELDS, R_DECLARING, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE,
+    R_NO_DECLARE_R1,
+)
 
 FUNCS_TYPE = types.UniTuple(STRATEGY_TYPE, 10)
 SCRATCH = 256
@@ -70,6 +74,23 @@ D_TRICKS = 17  # 17..20: tricks won per seat
 D_DEALER = 21  # the seat that drew first (under the auction: the dealer)
 D_BID0 = 22  # 22, 23: the bids of team 0 and team 1 under the auction (-1 without)
 D_FIELDS = 24
+
+# The deal's work arrays, carved from one int64 buffer of the workspace (offsets).
+W_OUT = 0
+W_BURIED = W_OUT + 54
+W_PID = W_BURIED + 54
+W_PCNT = W_PID + 216
+W_PK = W_PCNT + 216
+W_RES = W_PK + 4
+W_TRICKS = W_RES + 4
+W_BIDS = W_TRICKS + 4
+W_UNITS = W_BIDS + 2
+W_UCARDS = W_UNITS + 3 * C.MAX_UNITS
+W_LUNITS = W_UCARDS + 16 * C.MAX_UNITS
+W_LUCARDS = W_LUNITS + 3 * C.MAX_UNITS
+W_HELD = W_LUCARDS + 16 * C.MAX_UNITS  # cards of each effective suit per seat (seat * 5 + suit), kept up to date
+W_HPAIRS = W_HELD + 20  # pairs of each effective suit per seat
+WORK_SIZE = W_HPAIRS + 20
 
 SRC_SINGLE = 0
 SRC_PAIR = 1
@@ -130,7 +151,28 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     than one row, for replays.
     """
     decl0, disc0, lead0, foll0, bid0, decl1, disc1, lead1, foll1, bid1 = fns
-    views, hands, scratch, rngs, tables = ws
+    # Every array borrowed (see borrow.py): the caller owns them for the whole call.
+    views, hands, scratch, rngs, tables = (borrowed(ws[0]), borrowed(ws[1]), borrowed(ws[2]), borrowed(ws[3]),
+                                           borrowed(ws[4]))
+    work, st = borrowed(ws[5]), borrowed(ws[6])
+    levels, rules, params, row, err, deck, log = (borrowed(levels), borrowed(rules), borrowed(params), borrowed(row),
+                                                  borrowed(err), borrowed(deck), borrowed(log))
+    work[:] = 0
+    out = work[W_OUT:W_OUT + 54]  # a strategy's answer (counts)
+    buried = work[W_BURIED:W_BURIED + 54]
+    pid = work[W_PID:W_PID + 216].reshape((4, 54))  # each play of the trick as a list: card ids,
+    pcnt = work[W_PCNT:W_PCNT + 216].reshape((4, 54))  # their counts,
+    pk = work[W_PK:W_PK + 4]  # and its length
+    res = work[W_RES:W_RES + 4]
+    tricks = work[W_TRICKS:W_TRICKS + 4]
+    bids = work[W_BIDS:W_BIDS + 2]
+    nocards = work[0:0]  # for events without cards: their card columns stay 0
+    units = work[W_UNITS:W_UNITS + 3 * C.MAX_UNITS].reshape((C.MAX_UNITS, 3))
+    ucards = work[W_UCARDS:W_UCARDS + 16 * C.MAX_UNITS].reshape((C.MAX_UNITS, 16))
+    lead_units = work[W_LUNITS:W_LUNITS + 3 * C.MAX_UNITS].reshape((C.MAX_UNITS, 3))
+    lead_ucards = work[W_LUCARDS:W_LUCARDS + 16 * C.MAX_UNITS].reshape((C.MAX_UNITS, 16))
+    held = work[W_HELD:W_HELD + 20].reshape((4, 5))
+    hpairs = work[W_HPAIRS:W_HPAIRS + 20].reshape((4, 5))
     # Each seat's arrays as their own variables, made once per deal: slicing
     # views[seat] at every call costs an atomic incref/decref pair per array,
     # measured at ~40 ns a strategy call (against ~5 ns for these).
@@ -144,8 +186,6 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     pbid0, pbid1 = params[0, BID], params[1, BID]
     auction = rules[R_DECLARING] == DECLARING_AUCTION
     logging = log.shape[0] > 1
-    nocards = np.zeros(0, dtype=np.int64)  # for events without cards: their card columns stay 0
-    out = np.zeros(54, dtype=np.int64)
     rank = 0 if round1 else levels[decl_team]
     redeals = 0
     if logging:
@@ -159,7 +199,6 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             rngs[s, 0] = stream_key(seed, key_a, key_b, P_SEAT + s + 100 * redeals)
         for i in range(108):
             deck[i] = i // 2
-        st = np.zeros(1, dtype=np.uint64)
         st[0] = stream_key(seed, key_a, key_b, P_SHUFFLE + 100 * redeals)
         shuffle(deck, st)
         if round1:
@@ -255,7 +294,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             _fail(err, ERR_REDEALS, -1, DECLARE, -1, redeals, hands[0], out)
             return ERR_REDEALS
     # ---- the auction: two bids, four shown cards, the trump named ------------------
-    bids = np.full(2, -1, dtype=np.int64)
+    bids[0] = -1
+    bids[1] = -1
     suit = 4
     source = SRC_NAMED
     if auction:
@@ -354,6 +394,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     if logging:
         _log(log, LOG_KITTY, starter, 0, 0, deck[100:108], False)
     # ---- kitty exchange -------------------------------------------------------
+    ucards[:] = -1
+    lead_ucards[:] = -1
     for i in range(8):
         hands[starter, kitty[i]] += 1
         views[starter, V_HAND, kitty[i]] += 1
@@ -373,7 +415,6 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         return ERR_DISCARD
     if logging:
         _log(log, LOG_BURY, starter, 0, 0, out, True)
-    buried = np.zeros(54, dtype=np.int64)
     for c in range(54):
         buried[c] = out[c]
         hands[starter, c] -= out[c]
@@ -381,18 +422,15 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         views[starter, V_BURIED, c] = out[c]
         out[c] = 0
     # ---- tricks until the hands are empty ------------------------------------------------------------
-    units, ucards = C.new_units()
-    lead_units, lead_ucards = C.new_units()
-    pid = np.zeros((4, 54), dtype=np.int64)  # each play of the trick as a list: card ids,
-    pcnt = np.zeros((4, 54), dtype=np.int64)  # their counts,
-    pk = np.zeros(4, dtype=np.int64)  # and its length
-    res = np.zeros(4, dtype=np.int64)
+    for seat in range(4):  # what the follow check needs, then kept up to date by _play
+        for c in range(54):
+            held[seat, tt[0, c]] += hands[seat, c]
+            hpairs[seat, tt[0, c]] += hands[seat, c] >> 1
     opp_points = 0
     trick_points_total = 0
     penalty_total = 0
     failed = 0
     leader = starter
-    tricks = np.zeros(4, dtype=np.int64)
     lead_n = 0
     lead_pairs = 0
     lead_largest = 0
@@ -474,7 +512,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             views[_v, V_META, M_LEAD_LONGEST] = longest
         best = 0
         best_key = 0 if kind == C.KIND_THROW else lead_units[0, C.UNIT_TOP]
-        points = _play(views, hands, leader, pid, pcnt, 0, k, out)
+        points = _play(views, hands, held, hpairs, leader, pid, pcnt, 0, k, out, tt)
         for _v in range(4):
             views[_v, V_META, M_WINNING] = leader
         for _v in range(4):
@@ -494,11 +532,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             else:
                 n = foll1(v3, pfoll1, r3, s3, out)
             k = _compact(out, hands, seat, pid, pcnt, i)
-            nplay = 0
-            for j in range(k):
-                nplay += pcnt[i, j]
-            if k < 0 or not C.follow_ok(hands[seat], out, nplay, lead_suit, lead_n, lead_pairs, kind, lead_units, nu,
-                                        tt, rules):
+            if k < 0 or not _follow_ok(hands, seat, held, hpairs, pid, pcnt, i, k, out, lead_suit, lead_n, lead_pairs,
+                                       kind, lead_units, nu, tt, rules):
                 _fail(err, ERR_FOLLOW, seat, FOLLOW, t, redeals, hands[seat], out)
                 return ERR_FOLLOW
             pk[i] = k
@@ -511,7 +546,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             if key > best_key:
                 best_key = key
                 best = i
-            points += _play(views, hands, seat, pid, pcnt, i, k, out)
+            points += _play(views, hands, held, hpairs, seat, pid, pcnt, i, k, out, tt)
             for _v in range(4):
                 views[_v, V_META, M_WINNING] = (leader + best) % 4
             for _v in range(4):
@@ -612,26 +647,63 @@ def _within(counts, hand):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _compact(out, hands, seat, ids, cnts, i):
     """List the cards of ``out`` in row i of ids/counts; -1 if not a part of seat's hand.
 
-    Whole arrays and indices, not row slices: a slice costs an atomic
-    incref/decref pair, more than this whole scan of 54.
+    Whole arrays and indices, not row slices.  The check runs without
+    branches over all 54 (LLVM vectorizes it), the listing stops at the last card.
     """
-    k = 0
+    bad = 0
+    total = 0
     for c in range(54):
         x = out[c]
+        bad |= (x < 0) | (x > hands[seat, c])
+        total += x
+    if bad:
+        return -1
+    k = 0
+    c = 0
+    while total > 0:
+        x = out[c]
         if x != 0:
-            if x < 0 or x > hands[seat, c]:
-                return -1
             ids[i, k] = c
             cnts[i, k] = x
             k += 1
+            total -= x
+        c += 1
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
+def _follow_ok(hands, seat, held, hpairs, ids, cnts, i, k, out, lead_suit, lead_n, lead_pairs, kind, lead_units, nu,
+               tt, rules):
+    """combos.follow_ok from the play's card list (row i of ids/counts) and the seat's kept suit
+    counts: the same verdict without scanning the hand."""
+    n = 0
+    played = 0
+    ppairs = 0
+    for j in range(k):
+        x = cnts[i, j]
+        n += x
+        if tt[0, ids[i, j]] == lead_suit:
+            played += x
+            ppairs += x >> 1
+    if n != lead_n:
+        return False
+    h = held[seat, lead_suit]
+    if played < min(h, lead_n):
+        return False
+    if ppairs < min(lead_pairs, hpairs[seat, lead_suit]):
+        return False
+    mode = rules[R_FOLLOW_TRACTOR]
+    if mode != 0 and h > lead_n and (
+            kind == C.KIND_TRACTOR or (kind == C.KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+        return C.tractors_followed(hands[seat], out, lead_suit, lead_units, nu, tt)
+    return True
+
+
+@njit(cache=True, inline='always')
 def _list_suit(ids, i, k, tt):
     """The effective suit of card list i, -1 if it spans suits or is empty."""
     if k <= 0:
@@ -643,7 +715,7 @@ def _list_suit(ids, i, k, tt):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _simple_key(ids, cnts, i, k, lead_suit, kind, tt):
     """play_key for a single or pair lead, from card list i."""
     if k != 1 or cnts[i, 0] != (1 if kind == C.KIND_SINGLE else 2):
@@ -657,9 +729,10 @@ def _simple_key(ids, cnts, i, k, lead_suit, kind, tt):
     return -1
 
 
-@njit(cache=True)
-def _play(views, hands, seat, ids, cnts, i, k, out):
-    """Record play i (a card list): hands, the trick and history rows of every view.
+@njit(cache=True, inline='always')
+def _play(views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt):
+    """Record play i (a card list): hands, the seat's suit counts, the trick and history rows of
+    every view.
 
     Clears ``out`` for the next strategy call and returns the play's points.
     """
@@ -669,6 +742,9 @@ def _play(views, hands, seat, ids, cnts, i, k, out):
         x = cnts[i, j]
         points += x * POINTS[c]
         out[c] = 0
+        e = tt[0, c]
+        held[seat, e] -= x
+        hpairs[seat, e] -= (hands[seat, c] >> 1) - ((hands[seat, c] - x) >> 1)
         hands[seat, c] -= x
         views[seat, V_HAND, c] -= x
         for v in range(4):

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, FUNCS_TYPE
-from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, SCRATCH, play_deal
+from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, SCRATCH, WORK_SIZE, play_deal
 from tractor_sim.kernels.rng import randint, stream_key
 from tractor_sim.kernels.scoring import match_winner
 from tractor_sim.kernels.view import V_ROWS
@@ -72,6 +72,8 @@ def new_workspace(rules):
         np.zeros((4, SCRATCH), dtype=np.float64),
         np.zeros((4, 1), dtype=np.uint64),
         tables,
+        np.zeros(WORK_SIZE, dtype=np.int64),
+        np.zeros(1, dtype=np.uint64),
     )
 
 
