@@ -413,6 +413,7 @@ class _Deal:
             v[V.V_TRICK_LEADER, i] = ld
             v[V.V_TRICK_WINNER, i] = w
             v[V.V_TRICK_POINTS, i] = pts
+        m[V.M_WINNING_KEY] = sl.play_key_of(v, self.winning) if self.nplayed > 0 else -1
         return v
 
     def ask(self, seat, decision):

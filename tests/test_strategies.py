@@ -26,7 +26,7 @@ from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.view import (
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_NPLAYED, M_ROUND1, M_SEAT,
-    M_STARTER, M_TRICK, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, STRATEGY_TYPE, V_BURIED, V_EFF, V_HAND, V_META,
+    M_STARTER, M_TRICK, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED, V_EFF, V_HAND, V_META,
     V_PLAYED, V_POS, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_WINNER,
 )
 from tractor_sim.rules import Rules
@@ -103,6 +103,7 @@ def make_view(hand, rank=0, suit=0, seat=0, trick=(), leader=None, played=None, 
         n, s, pairs, kind, longest = lead_info(trick[0], tt)
         m[M_LEAD_N], m[M_LEAD_SUIT], m[M_LEAD_PAIRS], m[M_LEAD_KIND], m[M_LEAD_LONGEST] = n, s, pairs, kind, longest
         m[M_WINNING] = (leader + C.trick_winner(np.array(trick), len(trick), tt)) % 4
+        m[M_WINNING_KEY] = sl.play_key_of(v, m[M_WINNING])
     return v
 
 
@@ -311,6 +312,7 @@ def play_game(policy_a, policy_b, seed, record=None, stats=None):
             seat = (leader + i) % 4
             views[:, V_META, M_NPLAYED] = i
             views[:, V_META, M_WINNING] = (leader + best) % 4
+            views[:, V_META, M_WINNING_KEY] = best_key
             p = ask(seat, FOLLOW)
             m = views[seat, V_META]
             assert C.legal_follow(hands[seat], p, lead, tt, RULES), (

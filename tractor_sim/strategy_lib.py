@@ -28,7 +28,7 @@ from tractor_sim.kernels.rng import randint, uniform
 from tractor_sim.kernels.scoring import POINTS  # noqa: F401  (points per card id, for strategies too)
 from tractor_sim.kernels.view import (
     M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
-    M_LEVEL0, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS,
+    M_LEVEL0, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY, V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS,
     V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
@@ -590,13 +590,12 @@ def trick_winner_seat(view):
 def current_best(view):
     """(seat winning the current trick so far, its key); (-1, -1) before the lead.
 
-    Fast: the seat is M_WINNING, kept by the kernel (trick_winner_seat
-    recomputes it); only that play's key is computed.
+    Both kept by the kernel (M_WINNING, M_WINNING_KEY); trick_winner_seat and
+    play_key_of recompute them from the plays.
     """
     if view[V_META, M_NPLAYED] == 0:
         return -1, -1
-    seat = view[V_META, M_WINNING]
-    return seat, play_key_of(view, seat)
+    return view[V_META, M_WINNING], view[V_META, M_WINNING_KEY]
 
 
 @njit(cache=True, inline='always')

@@ -23,7 +23,7 @@ from tractor_sim.kernels.view import (
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM,
     M_DRAWN, M_FAILED_THROW, M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
     M_LEVEL0, M_LEVEL1, M_NDECL, M_NPLAYED, M_OPP_POINTS, M_ROUND1, M_SEAT, M_STARTER, M_TRICK,
-    M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, STRATEGY_TYPE, V_BURIED,
+    M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED,
     V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_ROWS, V_TRICK,
     V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
@@ -219,6 +219,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             views[v, V_META, M_DECL_SEAT] = -1
             views[v, V_META, M_ROUND1] = 1 if round1 else 0
             views[v, V_META, M_DECISION] = DECLARE
+            views[v, V_META, M_WINNING_KEY] = -1
             for j in range(N_RULE_FIELDS):
                 views[v, V_RULES, j] = rules[j]
         if auction:  # nothing known yet; each seat sees the order of its own team's level
@@ -448,6 +449,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         for _v in range(4):
             views[_v, V_META, M_TRICK_POINTS] = 0
         for _v in range(4):
+            views[_v, V_META, M_WINNING_KEY] = -1
+        for _v in range(4):
             views[_v, V_META, M_FAILED_THROW] = 0
         for _v in range(4):
             views[_v, V_META, M_DECISION] = LEAD
@@ -516,6 +519,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         for _v in range(4):
             views[_v, V_META, M_WINNING] = leader
         for _v in range(4):
+            views[_v, V_META, M_WINNING_KEY] = best_key
+        for _v in range(4):
             views[_v, V_META, M_TRICK_POINTS] = points
         for _v in range(4):
             views[_v, V_META, M_DECISION] = FOLLOW
@@ -549,6 +554,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             points += _play(views, hands, held, hpairs, seat, pid, pcnt, i, k, out, tt)
             for _v in range(4):
                 views[_v, V_META, M_WINNING] = (leader + best) % 4
+            for _v in range(4):
+                views[_v, V_META, M_WINNING_KEY] = best_key
             for _v in range(4):
                 views[_v, V_META, M_TRICK_POINTS] = points
         winner = (leader + best) % 4

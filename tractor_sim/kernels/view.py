@@ -101,3 +101,5 @@ M_DEALER = 27  # the dealer: he draws first, bids first for his pair, shows firs
 M_BID_STEP = 28  # BID_STEP_BID, BID_STEP_SHOW or BID_STEP_TRUMP while deciding a bid
 M_BID0 = 29  # 29, 30: the bid of team 0 and team 1 (-1 while not made)
 M_SHOWN = 31  # 31..34: the card shown by each seat (-1 while not shown)
+M_WINNING_KEY = 35  # the key of M_WINNING's play (as combos.play_key: a ruff adds WIN_TRUMP, a led
+# throw 0), -1 while nobody has played to the current trick; strategy_lib.play_key_of recomputes it
