@@ -186,7 +186,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1) -> ChunkResult:
         deal_parts.append(deals[:nrows])
         match_parts.append(matches[: err[7]])
         done += int(err[7])
-    rows = np.concatenate(deal_parts)
+    rows = deal_parts[0] if len(deal_parts) == 1 else np.concatenate(deal_parts)
     recs = np.empty(len(rows), dtype=DEAL_DTYPE)
     for name, (_, col) in DEAL_COLUMNS.items():
         recs[name] = rows[:, col]

@@ -670,15 +670,11 @@ def _compact(out, hands, seat, ids, cnts, i):
     if bad:
         return -1
     k = 0
-    c = 0
-    while total > 0:
+    for c in range(54):  # branch-free: a card's slot is overwritten unless it is played
         x = out[c]
-        if x != 0:
-            ids[i, k] = c
-            cnts[i, k] = x
-            k += 1
-            total -= x
-        c += 1
+        ids[i, k] = c
+        cnts[i, k] = x
+        k += x != 0
     return k
 
 
