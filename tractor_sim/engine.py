@@ -176,8 +176,8 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1) -> ChunkResult:
     done = 0
     while done < spec.count:
         todo = spec.count - done
-        deals = np.zeros((cap, M.DEAL_COLS), dtype=np.int64)
-        matches = np.zeros((todo, M.MATCH_COLS), dtype=np.int64)
+        deals = np.empty((cap, M.DEAL_COLS), dtype=np.int64)  # only the rows written are kept
+        matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
         err = np.zeros(D.ERR_HEADER + 108, dtype=np.int64)
         nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
                              spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id)

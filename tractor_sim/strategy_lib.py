@@ -641,16 +641,23 @@ def _lowest_unit(view, e, k, above, need_top):
             limit = top_tractor_pos(view, e, k) - 1
         if limit > above:
             above = limit
+    if k <= 1:  # from the top down to ``above``: few cards when the unit must be top
+        need = 1 if k == 0 else 2
+        best = -1
+        for i in range(view[V_TTMETA, META_NCARDS + e] - 1, -1, -1):
+            c = view[V_SUITS + e, i]
+            p = view[V_POS, c]
+            if p <= above:
+                break
+            if view[V_HAND, c] >= need:
+                best = p
+        return best
     run = 0
     last = -2
     for i in range(view[V_TTMETA, META_NCARDS + e]):
         c = view[V_SUITS + e, i]
         m = view[V_HAND, c]
         p = view[V_POS, c]
-        if k == 0:
-            if m > 0 and p > above:
-                return p
-            continue
         if m < 2 or p == last:
             continue
         run = run + 1 if p == last + 1 else 1
