@@ -51,8 +51,9 @@ def compile_times() -> dict:
     return {"cold_compile_to_first_result_s": round(cold, 2), "warm_start_to_first_result_s": round(warm, 2)}
 
 
-def rate(policy: str, n: int, repeats: int, mode: str = "fixed") -> float:
-    """Median deals (or matches) per second for one policy against itself."""
+def rate(policy: str, n: int, repeats: int, mode: str = "fixed") -> tuple[float, float]:
+    """Median deals (or matches) per second for one policy against itself: by wall clock, and by
+    the process's CPU time (steadier on a shared machine)."""
     from tractor_sim.engine import ChunkSpec, run_chunk
     from tractor_sim.rules import Rules
 
@@ -62,13 +63,14 @@ def rate(policy: str, n: int, repeats: int, mode: str = "fixed") -> float:
         return ChunkSpec("bench", (policy, policy), (policy, policy), 0, mode, first, count, 1, rules)
 
     run_chunk(spec(0, 10))  # warm: compile or load from cache
-    rates = []
+    wall, cpu = [], []
     for r in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         res = run_chunk(spec(r * n, n))
-        dt = time.perf_counter() - t
-        rates.append((n if mode == "fixed" else len(res.matches)) / dt)
-    return statistics.median(rates)
+        done = n if mode == "fixed" else len(res.matches)
+        wall.append(done / (time.perf_counter() - t))
+        cpu.append(done / (time.process_time() - c))
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def reference_rate(n: int) -> float:
@@ -112,8 +114,12 @@ def main() -> None:
     if not args.skip_compile:
         out.update(compile_times())
     for pol in ("basic", "expert", "random"):
-        out[f"{pol}_deals_per_s"] = round(rate(pol, args.deals, args.repeats))
-    out["basic_matches_per_s"] = round(rate("basic", args.matches, args.repeats, mode="match"), 1)
+        wall, cpu = rate(pol, args.deals, args.repeats)
+        out[f"{pol}_deals_per_s"] = round(wall)
+        out[f"{pol}_deals_per_cpu_s"] = round(cpu)
+    wall, cpu = rate("basic", args.matches, args.repeats, mode="match")
+    out["basic_matches_per_s"] = round(wall, 1)
+    out["basic_matches_per_cpu_s"] = round(cpu, 1)
     ref = reference_rate(args.reference_deals)
     out["reference_deals_per_s"] = round(ref, 2)
     out["kernel_over_reference"] = round(out["basic_deals_per_s"] / ref)

@@ -903,3 +903,15 @@ def test_a_plugin_file_registers_a_strategy_and_a_policy(tmp_path, monkeypatch):
     assert S.resolve_policy("plugin_policy2").strategies[FOLLOW] == "plugin_high2"
     with pytest.raises(S.StrategyError, match="not found"):
         S.load_module(str(tmp_path / "missing.py"))
+
+
+def test_a_strategy_that_does_not_compile_is_named_when_first_used():
+    @S.strategy("follow", "broken_for_test", description="returns text, not a card count")
+    def broken(view, params, rng, scratch, out):
+        return "two hearts"
+
+    try:
+        with pytest.raises(S.StrategyError, match=r"follow strategy 'broken_for_test' .*does not compile"):
+            S.resolve_policy({"policy": "basic", "follow": "broken_for_test"})
+    finally:
+        S._STRATEGIES["follow"].pop("broken_for_test")  # the other tests list every registered strategy

@@ -66,12 +66,31 @@ class StrategyInfo:
 
     decision: str
     name: str
-    function: Any  # the numba dispatcher compiled with STRATEGY_SIG
+    dispatcher: Any  # the numba dispatcher, compiled on first use (see ``function``)
     params: dict[str, float]
     description: str
     module: str
     qualname: str
     source: str  # the file or module to load again to get it (for worker processes)
+
+    @property
+    def function(self):
+        """The dispatcher compiled with STRATEGY_SIG (from the disk cache when it can).
+
+        Compiled here, not at registration: a run compiles only the strategies
+        it plays (each costs seconds cold, its helpers being inlined into it).
+        """
+        if not hasattr(self.dispatcher, "compile"):  # NUMBA_DISABLE_JIT: a plain function
+            return self.dispatcher
+        try:
+            self.dispatcher.compile(STRATEGY_SIG)
+        except numba.core.errors.NumbaError as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise StrategyError(
+                f"{self.decision} strategy {self.name!r} ({self.module}.{self.qualname}) does not compile "
+                f"with the strategy signature: {first}"
+            ) from e
+        return self.dispatcher
 
 
 @dataclass(frozen=True)
@@ -194,8 +213,8 @@ def drop_stale_cache(module_file: str) -> None:
 def strategy(decision: str, name: str, params: dict[str, float] | None = None, description: str = "") -> Callable:
     """Register the decorated function as strategy ``name`` for ``decision``.
 
-    The function is compiled at once with the strategy signature (cached on
-    disk); the decorator returns the compiled dispatcher.  ``params`` is an
+    The function is compiled with the strategy signature when a run first
+    needs it (cached on disk); the decorator returns the dispatcher.  ``params`` is an
     ordered table name -> default; ``description`` defaults to the first
     line of the docstring.  A second registration of a name for the same
     decision is an error, unless it comes from the same module and function
@@ -218,7 +237,7 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
             drop_stale_cache(inspect.getsourcefile(fn) or "")
         except TypeError:  # no source file (defined interactively)
             pass
-        compiled = numba.njit(STRATEGY_SIG, cache=True)(fn)
+        compiled = numba.njit(cache=True)(fn)
         doc = description or " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
         _STRATEGIES[decision][name] = StrategyInfo(
             decision, name, compiled, table, doc, module, qualname, _SOURCES.get(module, module)
