@@ -130,3 +130,17 @@ def test_plan_rejects_bad_input():
         engine.plan_chunks([("basic", "basic")], seed=-1)
     with pytest.raises(ValueError, match="count"):
         engine.plan_chunks([("basic", "basic")], n=0)
+
+
+def test_an_event_log_that_fills_up_is_grown_not_cut():
+    """A log with room for only a few events: the chunk is played again with a larger one and
+    gives the whole log, the same as a roomy log (and the same deals)."""
+    from tractor_sim.kernels import match as M
+    from tractor_sim.rules import Rules
+
+    spec = engine.ChunkSpec("log", ("basic", "basic"), ("basic", "basic"), 3, "fixed", 0, 4, 1, Rules().to_dict())
+    roomy = engine.run_chunk(spec, M.LOG_ALL)
+    small = engine.run_chunk(spec, M.LOG_ALL, log_rows=8)
+    assert len(roomy.extra["log"]) > 400  # four whole deals
+    np.testing.assert_array_equal(small.extra["log"], roomy.extra["log"])
+    np.testing.assert_array_equal(small.deals, roomy.deals)

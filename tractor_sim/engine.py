@@ -156,11 +156,13 @@ def _resolve(spec: ChunkSpec):
     return pols, params, fns
 
 
-def run_chunk(spec: ChunkSpec, log_id: int = -1) -> ChunkResult:
+def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -> ChunkResult:
     """Play one chunk in as few kernel calls as its output buffer allows.
 
     With ``log_id`` (a deal id, or ``M.LOG_ALL`` for every deal), the events
-    go to ``result.extra["log"]`` (kernels.deal LOG_* rows).
+    go to ``result.extra["log"]`` (kernels.deal LOG_* rows); a log that
+    fills up (a deal with many redeals) is made four times larger and the
+    chunk played again, which gives the same deals.
     """
     import time
 
@@ -170,7 +172,8 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1) -> ChunkResult:
     mode = M.MODE_FIXED if spec.mode == "fixed" else M.MODE_MATCH
     levels = np.array(spec.levels, dtype=np.int64)
     cap = spec.count if mode == M.MODE_FIXED else max(M.MAX_DEALS_PER_MATCH, 40 * spec.count)
-    log_rows = 1 if log_id == -1 else 1024 if log_id >= 0 else 400 * spec.count * (1 if mode == M.MODE_FIXED else 60)
+    if log_rows is None:
+        log_rows = 1 if log_id == -1 else 1024 if log_id >= 0 else 400 * spec.count * (1 if mode == M.MODE_FIXED else 60)
     log = np.zeros((log_rows, D.LOG_COLS), dtype=np.int64)
     deal_parts, match_parts = [], []
     done = 0
@@ -194,6 +197,8 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1) -> ChunkResult:
     mrecs = np.empty(len(mrows), dtype=MATCH_DTYPE)
     for i, name in enumerate(MATCH_DTYPE.names):
         mrecs[name] = mrows[:, i]
+    if log_id != -1 and log[0, 1]:
+        return run_chunk(spec, log_id, 4 * log_rows)
     extra = {"log": log[1: log[0, 0] + 1]} if log_id != -1 else {}
     return ChunkResult(spec, recs, mrecs, time.perf_counter() - t0, extra)
 

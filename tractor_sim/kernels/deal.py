@@ -630,11 +630,13 @@ LOG_COLS = 4 + 54
 
 @njit(cache=True)
 def _log(log, kind, seat, a, b, cards, is_counts):
-    """Append an event (row 0 holds the count); a one-row log records nothing."""
+    """Append an event (row 0 holds the count, and log[0, 1] = 1 once an event found no room);
+    a one-row log records nothing."""
     if log.shape[0] <= 1:
         return
     i = log[0, 0] + 1
     if i >= log.shape[0]:
+        log[0, 1] = 1
         return
     log[0, 0] = i
     log[i, 0] = kind

@@ -23,6 +23,13 @@ answer:
   of the one card I show, return 1; BID_STEP_TRUMP (the starter only):
   ``out[0]`` = the trump suit I name (0..3 = S H D C), return 1.
 
+Values between the events that set them: during the draw the trump table
+rows are those of (trump rank, no trump suit); M_DECL_CARD is 0 while nobody
+has declared; M_LEAD_* and M_WINNING keep the previous trick's values while a
+seat decides its lead (0 before the first lead), and M_WINNING_KEY is -1
+then; M_LEAD_LONGEST is the lead's largest unit in pairs (1 for a pair, 0
+for a single); M_BID_STEP keeps its last value after the auction.
+
 The rules of the deal are in row V_RULES (``tractor_sim.rules.Rules.encode``,
 indices ``R_*``), so a strategy can follow a variant (for example
 ``R_FOLLOW_TRACTOR``) without being recompiled.
