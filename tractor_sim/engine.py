@@ -51,6 +51,9 @@ DEAL_COLUMNS = {
     "gain_team": ("int8", M.X_GAIN_TEAM),
     "gain": ("int8", M.X_D + D.D_GAIN),
     **{f"tricks{s}": ("int8", M.X_D + D.D_TRICKS + s) for s in range(4)},
+    "dealer": ("int8", M.X_D + D.D_DEALER),
+    "bid0": ("int16", M.X_D + D.D_BID0),
+    "bid1": ("int16", M.X_D + D.D_BID0 + 1),
 }
 DEAL_DTYPE = np.dtype([(name, dt) for name, (dt, _) in DEAL_COLUMNS.items()])
 MATCH_DTYPE = np.dtype([("match_id", "int64"), ("winner", "int8"), ("deals", "int32"),
