@@ -335,28 +335,22 @@ def _sample(view, out, rng, s, in_suit, k, need):
         u -= _binom(m2, jj) * _binom(m2 - jj + m1, k - 2 * jj)
         if u < 0.0:
             break
-    take = j
-    left = m2
+    _select(view, out, rng, s, in_suit, 2, j, m2)
+    _select(view, out, rng, s, in_suit, 1, k - 2 * j, m2 - j + m1)
+
+
+@njit(cache=True)
+def _select(view, out, rng, s, in_suit, copies, take, left):
+    """Selection sampling: play ``copies`` of ``take`` of the ``left`` pool cards that are held
+    at least that often and not in ``out`` yet, every such set equally likely."""
     for e in range(5):
         if not _in_pool(e, s, in_suit):
             continue
         for i in range(view[V_TTMETA, META_NCARDS + e]):
             c = view[V_SUITS + e, i]
-            if out[c] == 0 and view[V_HAND, c] >= 2:
+            if out[c] == 0 and view[V_HAND, c] >= copies:
                 if uniform(rng) * left < take:
-                    out[c] = 2
-                    take -= 1
-                left -= 1
-    take = k - 2 * j
-    left = m2 - j + m1
-    for e in range(5):
-        if not _in_pool(e, s, in_suit):
-            continue
-        for i in range(view[V_TTMETA, META_NCARDS + e]):
-            c = view[V_SUITS + e, i]
-            if out[c] == 0 and view[V_HAND, c] >= 1:
-                if uniform(rng) * left < take:
-                    out[c] = 1
+                    out[c] = copies
                     take -= 1
                 left -= 1
 
