@@ -73,13 +73,19 @@ def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
 # ---------------------------------------------------------------- summaries
 
 def _by_policy(deals: pd.DataFrame) -> pd.DataFrame:
-    """One row per (deal, team): the deal as seen by the policy of that team."""
+    """One row per (deal, team): the deal as seen by the policy of that team.
+
+    Names as categoricals (codes, in order of appearance), never a string per
+    row: 10,000,000 deals made 40,000,000 Python strings otherwise.
+    """
+    matchup = pd.Categorical(deals["matchup"], categories=pd.unique(deals["matchup"].astype(str)))
+    names = pd.unique(np.concatenate([pd.unique(deals[f"policy{t}"].astype(str)) for t in (0, 1)]))
     parts = []
     for team in (0, 1):
         parts.append(pd.DataFrame({
             "deal_row": np.arange(len(deals)),
-            "matchup": deals["matchup"].astype(str).to_numpy(),
-            "policy": deals[f"policy{team}"].astype(str).to_numpy(),
+            "matchup": matchup,
+            "policy": pd.Categorical(deals[f"policy{team}"].astype(str), categories=names),
             "change": signed_gain(deals, team).to_numpy(),
             "declaring": deals["declaring_team"].to_numpy() == team,
             "held": deals["row"].to_numpy() <= 2,
@@ -121,7 +127,7 @@ def matchup_summary(deals: pd.DataFrame, matches: pd.DataFrame | None = None,
     """
     long = _by_policy(deals)
     rows = []
-    for (m, p), g in long.groupby(["matchup", "policy"], sort=False):
+    for (m, p), g in long.groupby(["matchup", "policy"], sort=False, observed=True):
         mean, lo, hi = mean_ci(g["change"], confidence)
         dec = g[g["declaring"]]
         held = int(dec["held"].sum())

@@ -317,12 +317,19 @@ def _figure(blocks: list, run_dir: Path, name: str, caption: str, draw, *args) -
     blocks.append(("figure", f"figures/{name}", caption))
 
 
+# The deal columns the statistics and figures read; the others stay on disk (a report over
+# 10,000,000 deals read them all and peaked at 5.5 GB).
+REPORT_COLUMNS = ["matchup", "policy0", "policy1", "seed", "half", "deal_id", "match_id", "deal_in_match",
+                  "declaring_team", "gain", "gain_team", "opp_points", "row",
+                  "level0_before", "level1_before", "level0_after", "level1_after"]
+
+
 def build_report(run_dir) -> tuple[Path, Path]:
     """Write summary.csv, figures/*.png, report.md and report.html into run_dir
     from its manifest.json, deals.parquet and (optional) matches.parquet."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    deals = pd.read_parquet(run_dir / "deals.parquet")
+    deals = pd.read_parquet(run_dir / "deals.parquet", columns=REPORT_COLUMNS)
     if not len(deals):
         raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
     matches = _read_optional(run_dir / "matches.parquet")
