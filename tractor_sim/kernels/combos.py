@@ -295,18 +295,34 @@ def follow_ok(hand, play, n, lead_suit, lead_n, lead_pairs, lead_kind, lead_unit
     """
     if n != lead_n:
         return False
-    held = suit_count(hand, tt, lead_suit)
-    played = suit_count(play, tt, lead_suit)
-    if played < min(held, lead_n):
-        return False
-    need = min(lead_pairs, suit_pairs(hand, tt, lead_suit))
-    if suit_pairs(play, tt, lead_suit) < need:
-        return False
+    verdict = follow_counts_ok(n, suit_count(hand, tt, lead_suit), suit_count(play, tt, lead_suit),
+                               suit_pairs(hand, tt, lead_suit), suit_pairs(play, tt, lead_suit), lead_n, lead_pairs,
+                               lead_kind, rules)
+    if verdict == FOLLOW_CHECK_TRACTORS:
+        return tractors_followed(hand, play, lead_suit, lead_units, lead_nu, tt)
+    return verdict == FOLLOW_LEGAL
+
+
+FOLLOW_ILLEGAL = 0
+FOLLOW_LEGAL = 1
+FOLLOW_CHECK_TRACTORS = 2  # legal by the counts; the rule follow_tractor must still be checked
+
+
+@njit(cache=True, inline='always')
+def follow_counts_ok(n, held, played, held_pairs, played_pairs, lead_n, lead_pairs, lead_kind, rules):
+    """The follow rules on counts: a play of ``n`` cards, ``played`` of them (``played_pairs``
+    pairs) in the led suit, from a hand holding ``held`` of it (``held_pairs`` pairs).
+
+    Returns FOLLOW_ILLEGAL, FOLLOW_LEGAL, or FOLLOW_CHECK_TRACTORS when the
+    variant follow_tractor applies (tractors_followed then decides).
+    """
+    if n != lead_n or played < min(held, lead_n) or played_pairs < min(lead_pairs, held_pairs):
+        return FOLLOW_ILLEGAL
     mode = rules[R_FOLLOW_TRACTOR]
     if mode != 0 and held > lead_n and (
             lead_kind == KIND_TRACTOR or (lead_kind == KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
-        return tractors_followed(hand, play, lead_suit, lead_units, lead_nu, tt)
-    return True
+        return FOLLOW_CHECK_TRACTORS
+    return FOLLOW_LEGAL
 
 
 @njit(cache=True)

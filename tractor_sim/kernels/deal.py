@@ -27,10 +27,7 @@ from tractor_sim.kernels.view import (
     V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_ROWS, V_TRICK,
     V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
-from tractor_sim.rules import (
-    DECLARING_AUCTION, FOLLOW_SHAPE_FIRST, N_RULE_FIELDS, R_DECLARING, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE,
-    R_NO_DECLARE_R1,
-)
+from tractor_sim.rules import DECLARING_AUCTION, N_RULE_FIELDS, R_DECLARING, R_JOKER_OVERRIDE, R_NO_DECLARE_R1
 
 FUNCS_TYPE = types.UniTuple(STRATEGY_TYPE, 10)
 SCRATCH = 256
@@ -660,15 +657,13 @@ def _within(counts, hand):
 def _compact(out, hands, seat, ids, cnts, i):
     """List the cards of ``out`` in row i of ids/counts; -1 if not a part of seat's hand.
 
-    Whole arrays and indices, not row slices.  The check runs without
-    branches over all 54 (LLVM vectorizes it), the listing stops at the last card.
+    Whole arrays and indices, not row slices.  The check and the listing both
+    run without branches over all 54 (LLVM vectorizes the check).
     """
     bad = 0
-    total = 0
     for c in range(54):
         x = out[c]
         bad |= (x < 0) | (x > hands[seat, c])
-        total += x
     if bad:
         return -1
     k = 0
@@ -684,7 +679,7 @@ def _compact(out, hands, seat, ids, cnts, i):
 def _follow_ok(hands, seat, held, hpairs, ids, cnts, i, k, out, lead_suit, lead_n, lead_pairs, kind, lead_units, nu,
                tt, rules):
     """combos.follow_ok from the play's card list (row i of ids/counts) and the seat's kept suit
-    counts: the same verdict without scanning the hand."""
+    counts: the same rules (combos.follow_counts_ok) without scanning the hand."""
     n = 0
     played = 0
     ppairs = 0
@@ -694,18 +689,11 @@ def _follow_ok(hands, seat, held, hpairs, ids, cnts, i, k, out, lead_suit, lead_
         if tt[0, ids[i, j]] == lead_suit:
             played += x
             ppairs += x >> 1
-    if n != lead_n:
-        return False
-    h = held[seat, lead_suit]
-    if played < min(h, lead_n):
-        return False
-    if ppairs < min(lead_pairs, hpairs[seat, lead_suit]):
-        return False
-    mode = rules[R_FOLLOW_TRACTOR]
-    if mode != 0 and h > lead_n and (
-            kind == C.KIND_TRACTOR or (kind == C.KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+    verdict = C.follow_counts_ok(n, held[seat, lead_suit], played, hpairs[seat, lead_suit], ppairs, lead_n,
+                                 lead_pairs, kind, rules)
+    if verdict == C.FOLLOW_CHECK_TRACTORS:
         return C.tractors_followed(hands[seat], out, lead_suit, lead_units, nu, tt)
-    return True
+    return verdict == C.FOLLOW_LEGAL
 
 
 @njit(cache=True, inline='always')
