@@ -9,6 +9,8 @@ declaring team (a tie: the dealer's pair).  The sources give the bid no other
 effect on the score, so a high bid costs nothing: ``max`` shows what that does.
 """
 
+from numba import njit
+
 from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.rng import randint
 from tractor_sim.kernels.view import BID_STEP_BID, BID_STEP_SHOW, M_BID_STEP, M_TRUMP_RANK, MAX_BID, V_HAND, V_META
@@ -31,6 +33,13 @@ def strength(view, params, rng, scratch, out):
         bid = int(params[0] * (st - params[1]))
         out[0] = max(0, min(MAX_BID, bid - bid % 5))
         return 1
+    return _show_or_name(view, out, step)
+
+
+@njit(cache=True, inline='always')
+def _show_or_name(view, out, step):
+    """The auction's later steps as a strong hand plays them: show my highest card; as starter
+    name the suit that gives me most trumps."""
     if step == BID_STEP_SHOW:
         return sl.show_highest(view, out)
     suit, _st = sl.best_trump_suit(view, view[V_META, M_TRUMP_RANK])
@@ -48,11 +57,7 @@ def max_bid(view, params, rng, scratch, out):
     if step == BID_STEP_BID:
         out[0] = MAX_BID
         return 1
-    if step == BID_STEP_SHOW:
-        return sl.show_highest(view, out)
-    suit, _st = sl.best_trump_suit(view, view[V_META, M_TRUMP_RANK])
-    out[0] = suit
-    return 1
+    return _show_or_name(view, out, step)
 
 
 @strategy("bid", "random")
