@@ -18,11 +18,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from tractor_sim.cards import POINTS, full_deck, points
 from tractor_sim.kernels import combos as K
 from tractor_sim.kernels import declare as D
 from tractor_sim.kernels import scoring as S
+from tractor_sim.kernels.bits import lowest_bit
 from tractor_sim.kernels.order import TT_EFF, TT_POS, trump_table
 from tractor_sim.kernels.rng import shuffle, stream_key
 from tractor_sim.rules import Rules
@@ -331,3 +333,21 @@ def test_declaring_agrees_with_reference(deck, size, rank, seat, cur_seat, curre
 def test_kitty_flip_agrees_with_reference(deck, rank):
     kitty = np.array(deck[100:], dtype=np.int64)
     assert D.kitty_flip_suit(kitty, 8, rank) == ref.kitty_flip_suit(list(deck[100:]), rank)
+
+
+@njit(cache=True)
+def _set_bits(m):
+    """The indices of m's set bits, lowest first, as the deal kernel lists a play's cards."""
+    found = []
+    while m != 0:
+        found.append(lowest_bit(m))
+        m &= m - 1
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.integers(0, 53)))
+def test_lowest_bit_lists_every_set_bit_in_order(bits):
+    m = sum(1 << b for b in bits)
+    assert _set_bits(np.int64(m)) == sorted(bits)
+    assert [lowest_bit(1 << b) for b in range(54)] == list(range(54))  # the Python fallback
