@@ -6,6 +6,7 @@ a bet on trump strength; burying a whole short suit makes a void to ruff.
 Trumps are buried only when nothing else is left.
 """
 
+import numpy as np
 from numba import njit
 
 from tractor_sim import strategy_lib as sl
@@ -21,9 +22,10 @@ POINTS_FIRST = 2  # 10s and Ks, then 5s, then the lowest
 PAIR_KEEP = 500_000  # splitting a pair costs more than any plain single
 POINT_KEEP = 600_000  # keep_points: a point card costs more than splitting a pair
 TRUMP_KEEP = 10_000_000  # and a trump more than anything plain
+NOTHING_LEFT = 1 << 50  # no copy of the card left to bury
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _cost(view, c, mode):
     pos = view[V_POS, c]
     pts = sl.POINTS[c]
@@ -40,19 +42,32 @@ def _cost(view, c, mode):
 
 @njit(cache=True)
 def bury(view, out, k, mode):
-    """Add k more cards to ``out``, cheapest by ``mode`` first, splitting pairs last."""
+    """Add k more cards to ``out``, cheapest by ``mode`` first, splitting pairs last.
+
+    Every card's cost is worked out once; a pick changes only the picked
+    card's (the second copy of a split pair no longer pays PAIR_KEEP).
+    """
+    cost = np.empty(54, dtype=np.int64)
+    for c in range(54):
+        cost[c] = _copy_cost(view, out, c, mode)
     for _ in range(k):
-        best = -1
-        best_cost = 1 << 50
-        for c in range(54):
-            left = view[V_HAND, c] - out[c]
-            if left <= 0:
-                continue
-            cost = _cost(view, c, mode) + (PAIR_KEEP if left == 2 else 0)
-            if cost < best_cost:
-                best_cost = cost
+        best = 0
+        best_cost = cost[0]
+        for c in range(1, 54):
+            if cost[c] < best_cost:
+                best_cost = cost[c]
                 best = c
         out[best] += 1
+        cost[best] = _copy_cost(view, out, best, mode)
+
+
+@njit(cache=True, inline='always')
+def _copy_cost(view, out, c, mode):
+    """The cost of burying one more copy of c (NOTHING_LEFT when none is left)."""
+    left = view[V_HAND, c] - out[c]
+    if left <= 0:
+        return NOTHING_LEFT
+    return _cost(view, c, mode) + (PAIR_KEEP if left == 2 else 0)
 
 
 @njit(cache=True)
