@@ -24,6 +24,8 @@ def top_unit(view, e):
     positions are looked up only when needed: this runs for every suit at
     every lead.
     """
+    if sl.suit_len(view, e) == 0:
+        return -1, -1
     hi_card = -1
     hi_pair = -1
     best_k = 0
@@ -97,6 +99,8 @@ def lead_low(view, out):
     for e in (0, 1, 2, 3, TRUMP):
         if e == TRUMP and best >= 0:
             break
+        if sl.suit_len(view, e) == 0:
+            continue
         n = 0
         low = -1
         low_cost = 1 << 50

@@ -414,6 +414,9 @@ class _Deal:
             v[V.V_TRICK_WINNER, i] = w
             v[V.V_TRICK_POINTS, i] = pts
         m[V.M_WINNING_KEY] = sl.play_key_of(v, self.winning) if self.nplayed > 0 else -1
+        hand, eff = v[V.V_HAND], v[V.V_EFF]  # my suit counts, by the table I see
+        m[V.M_MY_CARDS:V.M_MY_CARDS + 5] = np.bincount(eff, weights=hand, minlength=5)
+        m[V.M_MY_PAIRS:V.M_MY_PAIRS + 5] = np.bincount(eff, weights=hand // 2, minlength=5)
         return v
 
     def ask(self, seat, decision):

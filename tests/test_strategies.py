@@ -25,9 +25,9 @@ from tractor_sim.kernels.declare import can_declare
 from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.view import (
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN,
-    M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_NPLAYED, M_ROUND1, M_SEAT,
-    M_STARTER, M_TRICK, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED, V_EFF, V_HAND, V_META,
-    V_PLAYED, V_POS, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_WINNER,
+    M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_MY_PAIRS, M_NPLAYED, M_ROUND1,
+    M_SEAT, M_STARTER, M_TRICK, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED, V_EFF,
+    V_HAND, V_META, V_PLAYED, V_POS, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_WINNER,
 )
 from tractor_sim.rules import Rules
 
@@ -79,6 +79,7 @@ def make_view(hand, rank=0, suit=0, seat=0, trick=(), leader=None, played=None, 
     tt = trump_table(rank, 4 if suit < 0 else suit, 0)
     v[V_EFF:V_EFF + 8] = tt
     v[V_HAND] = counts(hand)
+    sl.refresh_suit_counts(v)
     trick = [counts(p) for p in trick]
     if leader is None:
         leader = (seat - len(trick)) % 4
@@ -253,6 +254,7 @@ def play_game(policy_a, policy_b, seed, record=None, stats=None):
     def ask(seat, decision):
         pol = pols[seat % 2]
         views[:, V_META, M_DECISION] = decision
+        sl.refresh_suit_counts(views[seat])
         if record is not None:
             record.append((pol.name, decision, views[seat].copy(), scratch[seat].copy()))
         out = np.zeros(54, dtype=np.int64)
@@ -483,6 +485,10 @@ def test_points_and_suit_helpers():
     # in trumps 2S 2S + 2H 2H are the rank pairs: off-suit then trump-suit rank, consecutive
     view = make_view("2S 2S 2H 2H 2D 2D AH AH", rank=0, suit=1)
     assert sl.tractors(view[V_HAND], sl.trump_table(view), 4, tops, lens) == 1 and lens[0] == 3
+    # my cards and pairs per effective suit (kept by the kernel; refresh_suit_counts for views built here)
+    view = make_view("3S 3S 4S 5S 2H 2H AH RJ", rank=3, suit=1)  # 5s and hearts are trumps
+    assert [sl.suit_len(view, e) for e in range(5)] == [3, 0, 0, 0, 5] and sl.hand_size(view) == 8
+    assert view[V_META, M_MY_PAIRS:M_MY_PAIRS + 5].tolist() == [1, 0, 0, 0, 1]
 
 
 def test_random_lead_is_a_single_pair_or_tractor_uniformly():

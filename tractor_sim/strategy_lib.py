@@ -28,8 +28,8 @@ from tractor_sim.kernels.rng import randint, uniform
 from tractor_sim.kernels.scoring import POINTS  # noqa: F401  (points per card id, for strategies too)
 from tractor_sim.kernels.view import (
     M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
-    M_LEVEL0, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY, V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS,
-    V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
+    M_LEVEL0, M_MY_CARDS, M_MY_PAIRS, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY,
+    V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
@@ -86,18 +86,30 @@ def suit_cards(hand, tt, s, out):
 def hand_size(view):
     """Cards in my hand."""
     n = 0
-    for c in range(54):
-        n += view[V_HAND, c]
+    for e in range(5):
+        n += view[V_META, M_MY_CARDS + e]
     return n
 
 
 @njit(cache=True, inline='always')
 def suit_len(view, s):
-    """Cards of effective suit ``s`` in my hand."""
-    n = 0
-    for i in range(view[V_TTMETA, META_NCARDS + s]):
-        n += view[V_HAND, view[V_SUITS + s, i]]
-    return n
+    """Cards of effective suit ``s`` in my hand (kept by the kernel in M_MY_CARDS)."""
+    return view[V_META, M_MY_CARDS + s]
+
+
+@njit(cache=True)
+def refresh_suit_counts(view):
+    """Count my cards and pairs of each effective suit into M_MY_CARDS / M_MY_PAIRS.
+
+    The kernel keeps them up to date; call this after building or changing a
+    view's hand by hand (tests, notebooks).
+    """
+    for e in range(5):
+        view[V_META, M_MY_CARDS + e] = 0
+        view[V_META, M_MY_PAIRS + e] = 0
+    for c in range(54):
+        view[V_META, M_MY_CARDS + view[V_EFF, c]] += view[V_HAND, c]
+        view[V_META, M_MY_PAIRS + view[V_EFF, c]] += view[V_HAND, c] // 2
 
 
 @njit(cache=True)
@@ -178,6 +190,8 @@ def _cheapest_card(view, out, s, feed, bound):
     (a card costs at least 4 per position, less 200 when feeding)."""
     best = -1
     best_cost = bound
+    if view[V_META, M_MY_CARDS + s] == 0:
+        return best, best_cost
     base = (TRUMP_COST if s == TRUMP else 0) - (200 if feed else 0)
     for i in range(view[V_TTMETA, META_NCARDS + s]):
         c = view[V_SUITS + s, i]
@@ -208,6 +222,8 @@ def cheapest_pair(view, out, s, feed):
     """The cheapest pair of suit s still whole in hand (-1 if none)."""
     best = -1
     best_cost = 1 << 40
+    if view[V_META, M_MY_PAIRS + s] == 0:
+        return best
     base = (TRUMP_COST if s == TRUMP else 0) - (200 if feed else 0)
     for i in range(view[V_TTMETA, META_NCARDS + s]):
         c = view[V_SUITS + s, i]
@@ -247,12 +263,8 @@ def add_cheapest(view, out, k, skip, feed):
 def follow_need(view):
     """(cards of the led suit I must play, pairs of it I must play) for the current lead."""
     s = view[V_META, M_LEAD_SUIT]
-    held = 0
-    pairs = 0
-    for i in range(view[V_TTMETA, META_NCARDS + s]):
-        k = view[V_HAND, view[V_SUITS + s, i]]
-        held += k
-        pairs += k // 2
+    held = view[V_META, M_MY_CARDS + s]
+    pairs = view[V_META, M_MY_PAIRS + s]
     return min(held, view[V_META, M_LEAD_N]), min(view[V_META, M_LEAD_PAIRS], pairs)
 
 

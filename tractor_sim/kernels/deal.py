@@ -23,8 +23,8 @@ from tractor_sim.kernels.view import (
     BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, M_BID0, M_BID_STEP, M_DEALER, M_SHOWN, V_RULES,
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM,
     M_DRAWN, M_FAILED_THROW, M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
-    M_LEVEL0, M_LEVEL1, M_NDECL, M_NPLAYED, M_OPP_POINTS, M_ROUND1, M_SEAT, M_STARTER, M_TRICK,
-    M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED,
+    M_LEVEL0, M_LEVEL1, M_MY_CARDS, M_MY_PAIRS, M_NDECL, M_NPLAYED, M_OPP_POINTS, M_ROUND1, M_SEAT, M_STARTER,
+    M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED,
     V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_ROWS, V_TRICK,
     V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
@@ -206,7 +206,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             first = starter
         tt = tables[rank, 4]
         for v in range(4):
-            _set_table(views, v, tt)
+            _set_table(views, hands, held, hpairs, v, tt)
             views[v, V_META, M_SEAT] = v
             views[v, V_META, M_STARTER] = -1 if round1 else starter
             views[v, V_META, M_DECL_TEAM] = -1 if round1 else decl_team
@@ -222,7 +222,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 views[v, V_RULES, j] = rules[j]
         if auction:  # nothing known yet; each seat sees the order of its own team's level
             for v in range(4):
-                _set_table(views, v, tables[levels[v % 2], 4])
+                _set_table(views, hands, held, hpairs, v, tables[levels[v % 2], 4])
                 views[v, V_META, M_STARTER] = -1
                 views[v, V_META, M_DECL_TEAM] = -1
                 views[v, V_META, M_TRUMP_RANK] = -1
@@ -241,6 +241,9 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 card = deck[k]
                 hands[seat, card] += 1
                 views[seat, V_HAND, card] += 1
+                e = views[seat, V_EFF, card]  # my suit counts, by my view's table
+                views[seat, V_META, M_MY_CARDS + e] += 1
+                views[seat, V_META, M_MY_PAIRS + e] += hands[seat, card] >> 1
                 for _v in range(4):
                     views[_v, V_META, M_DRAWN] = k + 1
                 if logging:
@@ -314,7 +317,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 rank = levels[decl_team]
                 tt = tables[rank, 4]
                 for v in range(4):
-                    _set_table(views, v, tt)
+                    _set_table(views, hands, held, hpairs, v, tt)
                     views[v, V_META, M_DECL_TEAM] = decl_team
                     views[v, V_META, M_TRUMP_RANK] = rank
             if i == 6:
@@ -381,7 +384,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         decl_team = cur_seat % 2
     tt = tables[rank, suit]
     for v in range(4):
-        _set_table(views, v, tt)
+        _set_table(views, hands, held, hpairs, v, tt)
         views[v, V_META, M_TRUMP_SUIT] = suit
         views[v, V_META, M_STARTER] = starter
         views[v, V_META, M_DECL_TEAM] = decl_team
@@ -398,6 +401,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     for i in range(8):
         hands[starter, kitty[i]] += 1
         views[starter, V_HAND, kitty[i]] += 1
+    _count_suits(views, hands, held, hpairs, starter, tt)
     for _v in range(4):
         views[_v, V_META, M_DECISION] = DISCARD
     out[:] = 0
@@ -420,11 +424,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         views[starter, V_HAND, c] -= out[c]
         views[starter, V_BURIED, c] = out[c]
         out[c] = 0
+    _count_suits(views, hands, held, hpairs, starter, tt)
     # ---- tricks until the hands are empty ------------------------------------------------------------
-    for seat in range(4):  # what the follow check needs, then kept up to date by _play
-        for c in range(54):
-            held[seat, tt[0, c]] += hands[seat, c]
-            hpairs[seat, tt[0, c]] += hands[seat, c] >> 1
     opp_points = 0
     trick_points_total = 0
     penalty_total = 0
@@ -647,12 +648,30 @@ def _log(log, kind, seat, a, b, cards, is_counts):
 
 
 @njit(cache=True, inline='always')
-def _set_table(views, v, tt):
-    """Copy trump table ``tt`` into view v's rows V_EFF..: a plain loop that LLVM vectorizes
-    (the slice assignment it replaces cost ~3% of a deal)."""
+def _count_suits(views, hands, held, hpairs, seat, tt):
+    """Count the seat's cards and pairs of each effective suit by table ``tt`` into held/hpairs
+    (for the follow check) and its view (M_MY_CARDS, M_MY_PAIRS); _play keeps them up to date."""
+    for e in range(5):
+        held[seat, e] = 0
+        hpairs[seat, e] = 0
+    for c in range(54):
+        held[seat, tt[0, c]] += hands[seat, c]
+        hpairs[seat, tt[0, c]] += hands[seat, c] >> 1
+    for e in range(5):
+        views[seat, V_META, M_MY_CARDS + e] = held[seat, e]
+        views[seat, V_META, M_MY_PAIRS + e] = hpairs[seat, e]
+
+
+@njit(cache=True, inline='always')
+def _set_table(views, hands, held, hpairs, v, tt):
+    """Copy trump table ``tt`` into view v's rows V_EFF.. and count seat v's suits by it.
+
+    A plain loop that LLVM vectorizes (the slice assignment it replaces cost ~3% of a deal).
+    """
     for r in range(8):
         for c in range(54):
             views[v, V_EFF + r, c] = tt[r, c]
+    _count_suits(views, hands, held, hpairs, v, tt)
 
 
 @njit(cache=True)
@@ -754,6 +773,8 @@ def _play(views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt):
         hpairs[seat, e] -= (hands[seat, c] >> 1) - ((hands[seat, c] - x) >> 1)
         hands[seat, c] -= x
         views[seat, V_HAND, c] -= x
+        views[seat, V_META, M_MY_CARDS + e] = held[seat, e]
+        views[seat, V_META, M_MY_PAIRS + e] = hpairs[seat, e]
         for v in range(4):
             views[v, V_PLAYED + seat, c] += x
             views[v, V_TRICK + seat, c] += x

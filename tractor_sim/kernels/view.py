@@ -110,3 +110,6 @@ M_BID0 = 29  # 29, 30: the bid of team 0 and team 1 (-1 while not made)
 M_SHOWN = 31  # 31..34: the card shown by each seat (-1 while not shown)
 M_WINNING_KEY = 35  # the key of M_WINNING's play (as combos.play_key: a ruff adds WIN_TRUMP, a led
 # throw 0), -1 while nobody has played to the current trick; strategy_lib.play_key_of recomputes it
+M_MY_CARDS = 36  # 36..40: cards of each effective suit in my hand, by the trump table in my view (kept up to date
+# at every draw, table change, the kitty and every play; strategy_lib.suit_len reads it)
+M_MY_PAIRS = 41  # 41..45: pairs of each effective suit in my hand, likewise
