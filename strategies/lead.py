@@ -11,7 +11,7 @@ from numba import njit
 
 from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.order import META_NCARDS, TRUMP
-from tractor_sim.kernels.view import M_SEAT, V_HAND, V_META, V_POS, V_SUITS, V_TTMETA
+from tractor_sim.kernels.view import M_MY_PAIRS, M_SEAT, V_HAND, V_META, V_POS, V_SUITS, V_TTMETA
 from tractor_sim.strategy import strategy
 
 
@@ -22,10 +22,51 @@ def top_unit(view, e):
     My longest tractor (the highest of equal length) if it is top, else my
     highest pair if top, else my highest card if top.  The others' top
     positions are looked up only when needed: this runs for every suit at
-    every lead.
+    every lead.  With fewer than two pairs (no tractor) the suit is searched
+    from the top down, and only as far as my highest card and pair.
     """
+    npairs = view[V_META, M_MY_PAIRS + e]
     if sl.suit_len(view, e) == 0:
         return -1, -1
+    if npairs < 2:
+        hi_card, hi_pair = _highest_card_and_pair(view, e, npairs)
+        best_k, best_top = 1, hi_pair  # no tractor
+    else:
+        hi_card, hi_pair, best_k, best_top = _pairs_and_runs(view, e)
+    if hi_pair >= 0:
+        tp = sl.top_pair_pos(view, e)
+        if best_k >= 2 and (best_top >= tp or sl.top_tractor_pos(view, e, best_k) <= best_top):
+            return best_k, best_top
+        if hi_pair >= tp:
+            return 1, hi_pair
+    if hi_card >= sl.top_single_pos(view, e):
+        return 0, hi_card
+    return -1, -1
+
+
+@njit(cache=True, inline='always')
+def _highest_card_and_pair(view, e, npairs):
+    """(position of my highest card, of my highest pair or -1) in suit e, where I hold ``npairs``
+    pairs: from the top down, stopping as soon as both are known."""
+    hi_card = -1
+    for i in range(view[V_TTMETA, META_NCARDS + e] - 1, -1, -1):
+        c = view[V_SUITS + e, i]
+        m = view[V_HAND, c]
+        if m == 0:
+            continue
+        if hi_card < 0:
+            hi_card = view[V_POS, c]
+        if m == 2:
+            return hi_card, view[V_POS, c]
+        if npairs == 0:
+            break
+    return hi_card, -1
+
+
+@njit(cache=True, inline='always')
+def _pairs_and_runs(view, e):
+    """(my highest card, my highest pair, my longest run of pairs, the top of the highest such
+    run) in suit e, as positions (-1 when none); one pass from the bottom up."""
     hi_card = -1
     hi_pair = -1
     best_k = 0
@@ -47,17 +88,16 @@ def top_unit(view, e):
         if run >= best_k:
             best_k = run
             best_top = p
-    if hi_card < 0:
-        return -1, -1
-    if hi_pair >= 0:
-        tp = sl.top_pair_pos(view, e)
-        if best_k >= 2 and (best_top >= tp or sl.top_tractor_pos(view, e, best_k) <= best_top):
-            return best_k, best_top
-        if hi_pair >= tp:
-            return 1, hi_pair
-    if hi_card >= sl.top_single_pos(view, e):
-        return 0, hi_card
-    return -1, -1
+    return hi_card, hi_pair, best_k, best_top
+
+
+@njit(cache=True, inline='always')
+def _largest_possible(view, e):
+    """An upper bound of top_unit(view, e)'s pairs: -1 without cards, 0 without pairs, 1 with one."""
+    if sl.suit_len(view, e) == 0:
+        return -1
+    npairs = view[V_META, M_MY_PAIRS + e]
+    return npairs if npairs < 2 else 1 << 20
 
 
 @njit(cache=True, inline='always')
@@ -74,7 +114,7 @@ def lead_top(view, out, scratch, careful):
     best_k = -1
     best_top = -1
     for e in range(4):
-        if careful and _opponent_void(view, scratch, e):
+        if _largest_possible(view, e) <= best_k or (careful and _opponent_void(view, scratch, e)):
             continue
         k, top = top_unit(view, e)
         if k > best_k:

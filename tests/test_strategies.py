@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from numba import njit, types
 
+from strategies import lead as lead_strategies
 from tractor_sim import strategy as S
 from tractor_sim import strategy_lib as sl
 from tractor_sim.cards import parse_card, parse_cards
@@ -621,6 +622,38 @@ def test_top_cards_leads_an_ace_and_cards_that_became_top():
     # nothing top: a cheap card, not the lone king
     view = make_view("KS 3D 7D 8C 9C", rank=0, suit=1)
     assert as_cards(run("lead", "top_cards", view)[1]) == srt("3D")
+
+
+def _top_unit_by_brute_force(view, e):
+    """top_unit's definition from my cards' positions: the longest run of pair positions (the
+    highest of equal length) if no such tractor of the others beats it, else my highest pair,
+    else my highest card, each only if top."""
+    hand, pos, eff = view[V_HAND], view[V_POS], view[V_EFF]
+    cards = [int(pos[c]) for c in range(54) if eff[c] == e and hand[c] > 0]
+    pairs = sorted({int(pos[c]) for c in range(54) if eff[c] == e and hand[c] == 2})
+    if not cards:
+        return -1, -1
+    runs = [(k, top) for i, top in enumerate(pairs) for k in range(1, i + 2)
+            if pairs[i - k + 1:i + 1] == list(range(top - k + 1, top + 1))]
+    if runs:
+        k, top = max(runs)
+        if k >= 2 and (top >= sl.top_pair_pos(view, e) or sl.top_tractor_pos(view, e, k) <= top):
+            return k, top
+        if pairs[-1] >= sl.top_pair_pos(view, e):
+            return 1, pairs[-1]
+    return (0, max(cards)) if max(cards) >= sl.top_single_pos(view, e) else (-1, -1)
+
+
+def test_top_unit_agrees_with_brute_force():
+    rs = pyrandom.Random(7)
+    seen = set()
+    for _ in range(1500):
+        view, _, _ = random_situation(rs, LEAD)
+        for e in range(5):
+            got = tuple(int(x) for x in lead_strategies.top_unit(view, e))
+            assert got == _top_unit_by_brute_force(view, e), (e, as_cards(view[V_HAND]), got)
+            seen.add(min(got[0], 2))
+    assert seen == {-1, 0, 1, 2}  # none, single, pair and tractor all met
 
 
 def test_pairs_first_leads_the_longest_tractor():
