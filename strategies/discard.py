@@ -6,10 +6,10 @@ a bet on trump strength; burying a whole short suit makes a void to ruff.
 Trumps are buried only when nothing else is left.
 """
 
-import numpy as np
 from numba import njit
 
 from tractor_sim import strategy_lib as sl
+from tractor_sim.kernels.borrow import stack_array
 from tractor_sim.kernels.order import TRUMP
 from tractor_sim.kernels.rng import uniform
 from tractor_sim.kernels.view import V_EFF, V_HAND, V_POS, V_SUITS, V_TTMETA
@@ -47,7 +47,7 @@ def bury(view, out, k, mode):
     Every card's cost is worked out once; a pick changes only the picked
     card's (the second copy of a split pair no longer pays PAIR_KEEP).
     """
-    cost = np.empty(54, dtype=np.int64)
+    cost = stack_array(54)
     for c in range(54):
         cost[c] = _copy_cost(view, out, c, mode)
     for _ in range(k):

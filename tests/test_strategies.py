@@ -22,6 +22,7 @@ from tractor_sim import strategy as S
 from tractor_sim import strategy_lib as sl
 from tractor_sim.cards import parse_card, parse_cards
 from tractor_sim.kernels import combos as C
+from tractor_sim.kernels.borrow import stack_array
 from tractor_sim.kernels.declare import can_declare
 from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.view import (
@@ -954,3 +955,65 @@ def test_a_strategy_that_does_not_compile_is_named_when_first_used():
             S.resolve_policy({"policy": "basic", "follow": "broken_for_test"})
     finally:
         S._STRATEGIES["follow"].pop("broken_for_test")  # the other tests list every registered strategy
+
+
+def test_built_ins_compile_lean_and_a_strategy_that_allocates_still_runs():
+    """Built-ins compile without reference counting; one that allocates gets the ordinary compile
+    and plays the same as its lean twin using a stack array."""
+    for decision in ("declare", "discard", "lead", "follow", "bid"):
+        for name in S._STRATEGIES[decision]:
+            info = S.get_strategy(decision, name)
+            if info.module.startswith("strategies."):
+                assert S._lean(info.dispatcher) is info.function, (decision, name)
+
+    @S.strategy("discard", "allocating_for_test")
+    def allocating(view, params, rng, scratch, out):
+        order = np.zeros(54, dtype=np.int64)  # a heap array: needs reference counting
+        return _bury_first(view, out, order)
+
+    @S.strategy("discard", "stack_for_test")
+    def on_stack(view, params, rng, scratch, out):
+        order = stack_array(54)
+        return _bury_first(view, out, order)
+
+    try:
+        heap, stack = S.get_strategy("discard", "allocating_for_test"), S.get_strategy("discard", "stack_for_test")
+        assert S._lean(heap.dispatcher) is None and heap.function is heap.dispatcher
+        assert S._lean(stack.dispatcher) is stack.function
+        view = make_view("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 3H", decision=DISCARD)
+        assert as_cards(call(heap.function, view)[1]) == as_cards(call(stack.function, view)[1]) == srt(
+            "3S 4S 5S 6S 7S 8S 9S 10S")
+    finally:
+        S._STRATEGIES["discard"].pop("allocating_for_test")
+        S._STRATEGIES["discard"].pop("stack_for_test")
+
+
+@njit(cache=True, inline='always')
+def _bury_first(view, out, order):
+    """Bury the first 8 cards of my hand by card id, listing them in ``order`` first."""
+    n = 0
+    for c in range(54):
+        for _ in range(view[V_HAND, c]):
+            order[n] = c
+            n += 1
+    for i in range(8):
+        out[order[i]] += 1
+    return 8
+
+
+@njit(cache=True, _nrt=False)
+def _stack_sums(k):
+    """Sums of stack arrays made in a loop (one per call site, reused each pass)."""
+    total = 0
+    for j in range(k):
+        a = stack_array(54)
+        b = stack_array(7).reshape((7, 1))
+        for i in range(54):
+            a[i] = i + j
+        b[:] = j
+        total += a[53] + b[6, 0]
+    return total
+
+
+def test_stack_arrays_need_no_reference_counting():
+    assert _stack_sums(1000) == sum(53 + 2 * j for j in range(1000))

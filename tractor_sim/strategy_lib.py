@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit
 
 from tractor_sim.kernels import combos
-from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR  # noqa: F401
+from tractor_sim.kernels.borrow import stack_array
+from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS  # noqa: F401
 from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_ok, show_key
 from tractor_sim.kernels.order import META_NCARDS, TRUMP
 from tractor_sim.kernels.rng import randint, uniform
@@ -406,11 +407,11 @@ def required_tractors(view, out):
     if suit_len(view, s) <= view[V_META, M_LEAD_N]:
         return 0
     tt = trump_table(view)
-    units, ucards = combos.new_units()
+    units, ucards = combos.stack_units()
     nu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
-    ks = np.zeros(combos.MAX_UNITS, dtype=np.int64)
+    ks = stack_array(MAX_UNITS)
     nk = combos.lead_tractors(units, nu, ks)
-    place = np.zeros(nk, dtype=np.int64)
+    place = stack_array(MAX_UNITS)
     combos.tractor_cover(view[V_HAND], tt, s, ks, nk, place)
     placed = 0
     for i in range(nk):
@@ -551,10 +552,10 @@ def _unit_key(view, row, s, n, k):
 
 @njit(cache=True)
 def _throw_key(view, seat):
-    """play_key of seat's play in the current trick when a throw was led (allocates: rare)."""
+    """play_key of seat's play in the current trick when a throw was led (rare: not inlined)."""
     tt = trump_table(view)
-    units, ucards = combos.new_units()
-    lunits, lucards = combos.new_units()
+    units, ucards = combos.stack_units()
+    lunits, lucards = combos.stack_units()
     lnu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, lunits, lucards)
     return combos.play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], KIND_THROW, lunits, lnu, tt, units, ucards)
 

@@ -9,10 +9,15 @@ lists each of its cards once, meaning two copies).
 import numpy as np
 from numba import njit
 
+from tractor_sim.kernels.borrow import stack_array
 from tractor_sim.kernels.order import META_NCARDS, META_NPOS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
 
 MAX_UNITS = 40
+UNITS_CELLS = MAX_UNITS * 3
+UCARDS_CELLS = MAX_UNITS * 16
+MAX_UNITS1 = MAX_UNITS + 1
+MAX_POS = 17  # positions in one effective suit, at most
 UNIT_PAIRS = 0  # 0 single, 1 pair, k >= 2 tractor of k pairs
 UNIT_TOP = 1  # position of the highest card
 UNIT_NCARDS = 2
@@ -27,6 +32,24 @@ WIN_TRUMP = 1000  # added to a position when a trump beats a plain suit
 @njit(cache=True)
 def new_units():
     return np.zeros((MAX_UNITS, 3), dtype=np.int64), np.full((MAX_UNITS, 16), -1, dtype=np.int64)
+
+
+@njit(cache=True, inline='always')
+def stack_units():
+    """new_units in the caller's stack frame (borrow.stack_array): for functions that must not allocate."""
+    units = stack_array(UNITS_CELLS).reshape((MAX_UNITS, 3))
+    units[:] = 0
+    ucards = stack_array(UCARDS_CELLS).reshape((MAX_UNITS, 16))
+    ucards[:] = -1
+    return units, ucards
+
+
+@njit(cache=True, inline='always')
+def _stack_filled(n, value):
+    """A stack array of n (a constant) filled with ``value``."""
+    a = stack_array(n)
+    a[:] = value
+    return a
 
 
 @njit(cache=True)
@@ -102,9 +125,9 @@ def decompose(counts, tt, units, ucards):
     s = combo_suit(counts, tt)
     if s < 0:
         return 0
-    pa = np.zeros(17, dtype=np.int64)
+    pa = _stack_filled(MAX_POS, 0)
     npos = pairs_by_position(counts, tt, s, pa)
-    used = np.zeros(54, dtype=np.int64)
+    used = _stack_filled(54, 0)
     nu = 0
     while True:
         best_len = 1
@@ -223,7 +246,7 @@ def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, n
     if nu <= 1:
         return
     s = combo_suit(lead, tt)
-    pa = np.zeros(17, dtype=np.int64)
+    pa = _stack_filled(MAX_POS, 0)
     opponents_only = rules[R_THROW_CHECK] == 1
     mode = rules[R_THROW_FORCED]
     best = -1
@@ -340,11 +363,11 @@ def lead_tractors(units, nu, ks):
 def tractors_followed(hand, play, s, lead_units, lead_nu, tt):
     """The follow_tractor obligation: the play's cards of suit s cover with the lead's tractors
     as many pairs as the hand's do (tractor_cover)."""
-    ks = np.zeros(MAX_UNITS, dtype=np.int64)
+    ks = _stack_filled(MAX_UNITS, 0)
     nk = lead_tractors(lead_units, lead_nu, ks)
     if nk == 0:
         return True
-    place = np.zeros(nk, dtype=np.int64)
+    place = _stack_filled(MAX_UNITS, 0)
     want = tractor_cover(hand, tt, s, ks, nk, place)
     return want == 0 or tractor_cover(play, tt, s, ks, nk, place) >= want
 
@@ -369,13 +392,13 @@ def tractor_cover(counts, tt, s, ks, nk, place):
     found (tops tried lowest first, then leaving it out), -1 when left out.  An
     exhaustive depth-first search with a bound: a lead holds few tractors.
     """
-    pa = np.zeros(17, dtype=np.int64)
+    pa = _stack_filled(MAX_POS, 0)
     npos = pairs_by_position(counts, tt, s, pa)
-    rest = np.zeros(nk + 1, dtype=np.int64)  # rest[i]: pairs of tractors i.. together
+    rest = _stack_filled(MAX_UNITS1, 0)  # rest[i]: pairs of tractors i.. together
     for i in range(nk - 1, -1, -1):
         rest[i] = rest[i + 1] + ks[i]
-    top = np.full(nk + 1, -1, dtype=np.int64)  # the current placement
-    opt = np.full(nk + 1, -1, dtype=np.int64)  # option last tried: a top 0..npos-1, npos = left out
+    top = _stack_filled(MAX_UNITS1, -1)  # the current placement
+    opt = _stack_filled(MAX_UNITS1, -1)  # option last tried: a top 0..npos-1, npos = left out
     for i in range(nk):
         place[i] = -1
     best = 0
