@@ -22,7 +22,7 @@ from tractor_sim import strategy as S
 from tractor_sim import strategy_lib as sl
 from tractor_sim.cards import parse_card, parse_cards
 from tractor_sim.kernels import combos as C
-from tractor_sim.kernels.borrow import stack_array
+from tractor_sim.kernels.stack import stack_array
 from tractor_sim.kernels.declare import can_declare
 from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.view import (

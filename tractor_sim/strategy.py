@@ -66,7 +66,7 @@ _LEAN: dict[Any, Any] = {}
 
 def _lean(dispatcher):
     """The strategy compiled without reference counting (numba's ``_nrt=False``), or None if it
-    cannot be (it allocates arrays: use ``kernels.borrow.stack_array`` for work arrays).
+    cannot be (it allocates arrays: use ``kernels.stack.stack_array`` for work arrays).
 
     Numba counts references at every array passed to an inlined helper, even
     when, as here, every array a strategy gets has no owner: without them the

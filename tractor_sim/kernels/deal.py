@@ -13,7 +13,6 @@ from numba import njit, types
 from tractor_sim.kernels import combos as C
 from tractor_sim.kernels.declare import JOKER_PAIR, NONE, RJ, can_declare, kitty_flip_suit, show_key, valid_bid
 from tractor_sim.kernels.bits import lowest_bit
-from tractor_sim.kernels.borrow import borrowed
 from tractor_sim.kernels.rng import randint, shuffle, stream_key
 from tractor_sim.kernels.order import TT_POS
 from tractor_sim.kernels.scoring import (
@@ -137,7 +136,7 @@ def _fail(err, code, seat, decision, trick, redeals, hand, answer):
         err[ERR_HEADER + 54 + c] = answer[c]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, ws, row, err, deck, log):
     """Play one deal; fill ``row`` (D_* columns); return 0, or an error code.
 
@@ -149,12 +148,9 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     than one row, for replays.
     """
     decl0, disc0, lead0, foll0, bid0, decl1, disc1, lead1, foll1, bid1 = fns
-    # Every array borrowed (see borrow.py): the caller owns them for the whole call.
-    views, hands, scratch, rngs, tables = (borrowed(ws[0]), borrowed(ws[1]), borrowed(ws[2]), borrowed(ws[3]),
-                                           borrowed(ws[4]))
-    work, st = borrowed(ws[5]), borrowed(ws[6])
-    levels, rules, params, row, err, deck, log = (borrowed(levels), borrowed(rules), borrowed(params), borrowed(row),
-                                                  borrowed(err), borrowed(deck), borrowed(log))
+    # Compiled without reference counting (_nrt=False: it allocates nothing, its callees use stack
+    # arrays, see kernels/stack.py), so passing arrays around costs no counting calls.
+    views, hands, scratch, rngs, tables, work, st = ws
     work[:] = 0
     out = work[W_OUT:W_OUT + 54]  # a strategy's answer (counts)
     buried = work[W_BURIED:W_BURIED + 54]
@@ -171,9 +167,7 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     lead_ucards = work[W_LUCARDS:W_LUCARDS + 16 * C.MAX_UNITS].reshape((C.MAX_UNITS, 16))
     held = work[W_HELD:W_HELD + 20].reshape((4, 5))
     hpairs = work[W_HPAIRS:W_HPAIRS + 20].reshape((4, 5))
-    # Each seat's arrays as their own variables, made once per deal rather than
-    # sliced at every call (with owned arrays a slice per call cost ~40 ns a
-    # strategy call in atomic reference counts; borrowed ones still pay the slice).
+    # Each seat's arrays as their own variables, made once per deal rather than sliced at every call.
     v0, v1, v2, v3 = views[0], views[1], views[2], views[3]
     s0, s1, s2, s3 = scratch[0], scratch[1], scratch[2], scratch[3]
     r0, r1, r2, r3 = rngs[0], rngs[1], rngs[2], rngs[3]
