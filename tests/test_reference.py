@@ -3,15 +3,13 @@ the pure-Python reference (tests/reference.py)."""
 
 from __future__ import annotations
 
-import random
-import time
 from collections import Counter
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tractor_sim.cards import BJ, RJ, parse_card, parse_cards, parse_rank, parse_suit
+from tractor_sim.cards import BJ, parse_card, parse_cards, parse_rank, parse_suit
 
 try:
     from tests import reference as ref
@@ -669,21 +667,3 @@ def test_positions_dense(trump, variant):
         pos = sorted({ref.position(x, trump, rules) for x in range(54) if ref.effective_suit(x, trump, rules) == s})
         if pos:
             assert pos == list(range(pos[0], pos[0] + len(pos)))
-
-
-def test_speed():
-    rng = random.Random(1)
-    deck = list(range(54)) * 2
-    t0 = time.perf_counter()
-    n = 300
-    for _ in range(n):
-        rng.shuffle(deck)
-        hs = [deck[i * 25:(i + 1) * 25] for i in range(4)]
-        trump = (rng.randrange(13), rng.randrange(5))
-        suit = ref.effective_suit(hs[0][0], trump)
-        lead = [x for x in hs[0] if ref.effective_suit(x, trump) == suit][:6]
-        ref.check_throw(lead, hs, 0, (0, 2), trump)
-        follower = hs[1][:len(lead)]
-        ref.legal_follow(hs[1], lead, follower, trump)
-        ref.trick_winner([lead, follower, hs[2][:len(lead)], hs[3][:len(lead)]], 0, trump)
-    assert (time.perf_counter() - t0) / n < 0.005

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import itertools
 import random as pyrandom
-import time
 from collections import Counter
 
 import numpy as np
 import pytest
-from numba import njit, types
+from numba import njit
 
 from strategies import lead as lead_strategies
 from tractor_sim import strategy as S
@@ -28,7 +27,7 @@ from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.view import (
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_MY_PAIRS, M_NPLAYED, M_ROUND1,
-    M_SEAT, M_STARTER, M_TRICK, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED, V_EFF,
+    M_SEAT, M_STARTER, M_TRICK, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_BURIED, V_EFF,
     V_HAND, V_META, V_PLAYED, V_POS, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_WINNER,
 )
 from tractor_sim.rules import Rules
@@ -784,50 +783,6 @@ def test_discard_behaviour():
     assert sl.points(out) == 0
     out = run("discard", "void", view)[1]
     assert all(out[c] == view[V_HAND, c] for c in ids("3D 5D 6D"))  # diamonds voided
-
-
-def test_strategies_are_fast_enough():
-    """Time every built-in on recorded situations from whole deals (per call, in compiled code)."""
-    rec = []
-    for seed in range(20):
-        play_game(S.resolve_policy("basic"), S.resolve_policy("expert"), seed, record=rec)
-    per = time_calls(rec)
-    assert per["basic", LEAD] < 2000 and per["basic", FOLLOW] < 2000, per
-
-
-@njit(types.int64(STRATEGY_TYPE, types.int64[:, :, ::1], types.float64[::1], types.float64[::1], types.int64))
-def _loop(fn, views, params, scratch, reps):
-    out = np.zeros(54, dtype=np.int64)
-    rng = np.ones(1, dtype=np.uint64)
-    total = 0
-    for _ in range(reps):
-        for i in range(views.shape[0]):
-            out[:] = 0
-            scratch[:] = 0.0
-            total += fn(views[i], params, rng, scratch, out)
-    return total
-
-
-def time_calls(rec, reps=5, rounds=5):
-    """ns per call of each (policy, decision) over the recorded situations (CPU time, best round)."""
-    result = {}
-    groups = {}
-    for pol, decision, view, _ in rec:
-        groups.setdefault((pol, decision), []).append(view)
-    for (pol, decision), views in groups.items():
-        rp = S.resolve_policy(pol)
-        fn = rp.functions[decision]
-        arr = np.ascontiguousarray(np.array(views))
-        params = rp.params[decision] if len(rp.params[decision]) else np.zeros(1)
-        scratch = np.zeros(256)
-        _loop(fn, arr[:1], params, scratch, 1)
-        best = float("inf")
-        for _ in range(rounds):
-            t = time.process_time()
-            _loop(fn, arr, params, scratch, reps)
-            best = min(best, time.process_time() - t)
-        result[pol, decision] = best / (reps * len(arr)) * 1e9
-    return result
 
 
 # ---------------------------------------------------------------- the registry

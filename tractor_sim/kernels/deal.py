@@ -7,7 +7,6 @@ Every answer of a strategy is checked; an illegal one stops the deal with an
 error code in ``err`` (ERR_*) and the situation, for the engine to report.
 """
 
-import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels import combos as C
@@ -24,7 +23,7 @@ from tractor_sim.kernels.view import (
     M_DRAWN, M_FAILED_THROW, M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
     M_LEVEL0, M_LEVEL1, M_MY_CARDS, M_MY_PAIRS, M_NDECL, M_NPLAYED, M_OPP_POINTS, M_ROUND1, M_SEAT, M_STARTER,
     M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, STRATEGY_TYPE, V_BURIED,
-    V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_ROWS, V_TRICK,
+    V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED, V_TRICK,
     V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
 from tractor_sim.rules import DECLARING_AUCTION, N_RULE_FIELDS, R_DECLARING, R_JOKER_OVERRIDE, R_NO_DECLARE_R1
