@@ -21,7 +21,7 @@ from tractor_sim import strategy as S
 from tractor_sim import strategy_lib as sl
 from tractor_sim.cards import parse_card, parse_cards
 from tractor_sim.kernels import combos as C
-from tractor_sim.kernels.stack import stack_array
+from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.declare import can_declare
 from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.view import (
@@ -912,35 +912,36 @@ def test_a_strategy_that_does_not_compile_is_named_when_first_used():
         S._STRATEGIES["follow"].pop("broken_for_test")  # the other tests list every registered strategy
 
 
-def test_built_ins_compile_lean_and_a_strategy_that_allocates_still_runs():
-    """Built-ins compile without reference counting; one that allocates gets the ordinary compile
-    and plays the same as its lean twin using a stack array."""
+def test_lean_compiles_for_built_ins_and_on_request():
+    """Built-ins compile without reference counting; a plug-in only when it asks (lean=True), and one
+    that asks but allocates gets the ordinary compile; all play the same cards."""
     for decision in ("declare", "discard", "lead", "follow", "bid"):
-        for name in S._STRATEGIES[decision]:
-            info = S.get_strategy(decision, name)
+        for name, info in S._STRATEGIES[decision].items():
             if info.module.startswith("strategies."):
-                assert S._lean(info.dispatcher) is info.function, (decision, name)
+                assert info.lean and S._lean(info.dispatcher) is info.function, (decision, name)
 
-    @S.strategy("discard", "allocating_for_test")
-    def allocating(view, params, rng, scratch, out):
-        order = np.zeros(54, dtype=np.int64)  # a heap array: needs reference counting
-        return _bury_first(view, out, order)
+    @S.strategy("discard", "heap_for_test")
+    def heap(view, params, rng, scratch, out):
+        return _bury_first(view, out, np.zeros(54, dtype=np.int64))  # a heap array: needs counting
 
-    @S.strategy("discard", "stack_for_test")
-    def on_stack(view, params, rng, scratch, out):
-        order = stack_array(54)
-        return _bury_first(view, out, order)
+    @S.strategy("discard", "heap_lean_for_test", lean=True)
+    def heap_lean(view, params, rng, scratch, out):
+        return _bury_first(view, out, np.zeros(54, dtype=np.int64))
+
+    @S.strategy("discard", "stack_lean_for_test", lean=True)
+    def stack_lean(view, params, rng, scratch, out):
+        return _bury_first(view, out, stack_array(54))
 
     try:
-        heap, stack = S.get_strategy("discard", "allocating_for_test"), S.get_strategy("discard", "stack_for_test")
-        assert S._lean(heap.dispatcher) is None and heap.function is heap.dispatcher
-        assert S._lean(stack.dispatcher) is stack.function
+        infos = [S.get_strategy("discard", n) for n in ("heap_for_test", "heap_lean_for_test", "stack_lean_for_test")]
+        assert [i.function is i.dispatcher for i in infos] == [True, True, False]
+        assert S._lean(infos[2].dispatcher) is infos[2].function
         view = make_view("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 3H", decision=DISCARD)
-        assert as_cards(call(heap.function, view)[1]) == as_cards(call(stack.function, view)[1]) == srt(
-            "3S 4S 5S 6S 7S 8S 9S 10S")
+        for info in infos:
+            assert as_cards(call(info.function, view)[1]) == srt("3S 4S 5S 6S 7S 8S 9S 10S"), info.name
     finally:
-        S._STRATEGIES["discard"].pop("allocating_for_test")
-        S._STRATEGIES["discard"].pop("stack_for_test")
+        for n in ("heap_for_test", "heap_lean_for_test", "stack_lean_for_test"):
+            S._STRATEGIES["discard"].pop(n)
 
 
 @njit(cache=True, inline='always')

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from tractor_sim.kernels import combos
-from tractor_sim.kernels.stack import stack_array
+from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS  # noqa: F401
 from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_ok, show_key
 from tractor_sim.kernels.order import META_NCARDS, TRUMP

@@ -9,7 +9,7 @@ lists each of its cards once, meaning two copies).
 import numpy as np
 from numba import njit
 
-from tractor_sim.kernels.stack import stack_array
+from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.order import META_NCARDS, META_NPOS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
 
@@ -36,7 +36,7 @@ def new_units():
 
 @njit(cache=True, inline='always')
 def stack_units():
-    """new_units in the caller's stack frame (kernels.stack): for functions that must not allocate."""
+    """new_units in the caller's stack frame (kernels.unowned): for functions that must not allocate."""
     units = stack_array(UNITS_CELLS).reshape((MAX_UNITS, 3))
     units[:] = 0
     ucards = stack_array(UCARDS_CELLS).reshape((MAX_UNITS, 16))

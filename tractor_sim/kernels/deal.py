@@ -12,11 +12,12 @@ from numba import njit, types
 from tractor_sim.kernels import combos as C
 from tractor_sim.kernels.declare import JOKER_PAIR, NONE, RJ, can_declare, kitty_flip_suit, show_key, valid_bid
 from tractor_sim.kernels.bits import lowest_bit
-from tractor_sim.kernels.rng import randint, shuffle, stream_key
 from tractor_sim.kernels.order import TT_POS
+from tractor_sim.kernels.rng import randint, shuffle, stream_key
 from tractor_sim.kernels.scoring import (
     POINTS, card_points, defended_gain, kitty_multiplier, level_change, level_row, next_starter,
 )
+from tractor_sim.kernels.unowned import borrowed
 from tractor_sim.kernels.view import (
     BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, M_BID0, M_BID_STEP, M_DEALER, M_SHOWN, V_RULES,
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM,
@@ -148,8 +149,12 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     """
     decl0, disc0, lead0, foll0, bid0, decl1, disc1, lead1, foll1, bid1 = fns
     # Compiled without reference counting (_nrt=False: it allocates nothing, its callees use stack
-    # arrays, see kernels/stack.py), so passing arrays around costs no counting calls.
+    # arrays, see kernels/unowned.py), so passing arrays around costs no counting calls.  What the
+    # strategies get is borrowed: one compiled with counting (a plug-in that allocates) then skips
+    # the atomic part.  The caller owns these arrays for the whole call.
     views, hands, scratch, rngs, tables, work, st = ws
+    views, scratch, rngs, work, params = borrowed(views), borrowed(scratch), borrowed(rngs), borrowed(work), borrowed(
+        params)
     work[:] = 0
     out = work[W_OUT:W_OUT + 54]  # a strategy's answer (counts)
     buried = work[W_BURIED:W_BURIED + 54]
