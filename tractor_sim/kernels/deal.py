@@ -149,12 +149,9 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     """
     decl0, disc0, lead0, foll0, bid0, decl1, disc1, lead1, foll1, bid1 = fns
     # Compiled without reference counting (_nrt=False: it allocates nothing, its callees use stack
-    # arrays, see kernels/unowned.py), so passing arrays around costs no counting calls.  What the
-    # strategies get is borrowed: one compiled with counting (a plug-in that allocates) then skips
-    # the atomic part.  The caller owns these arrays for the whole call.
+    # arrays, see kernels/unowned.py), so passing arrays around costs no counting calls.  The caller
+    # owns these arrays for the whole call.
     views, hands, scratch, rngs, tables, work, st = ws
-    views, scratch, rngs, work, params = borrowed(views), borrowed(scratch), borrowed(rngs), borrowed(work), borrowed(
-        params)
     work[:] = 0
     out = work[W_OUT:W_OUT + 54]  # a strategy's answer (counts)
     buried = work[W_BURIED:W_BURIED + 54]
@@ -171,15 +168,18 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     lead_ucards = work[W_LUCARDS:W_LUCARDS + 16 * C.MAX_UNITS].reshape((C.MAX_UNITS, 16))
     held = work[W_HELD:W_HELD + 20].reshape((4, 5))
     hpairs = work[W_HPAIRS:W_HPAIRS + 20].reshape((4, 5))
-    # Each seat's arrays as their own variables, made once per deal rather than sliced at every call.
-    v0, v1, v2, v3 = views[0], views[1], views[2], views[3]
-    s0, s1, s2, s3 = scratch[0], scratch[1], scratch[2], scratch[3]
-    r0, r1, r2, r3 = rngs[0], rngs[1], rngs[2], rngs[3]
-    pdecl0, pdecl1 = params[0, DECLARE], params[1, DECLARE]
-    pdisc0, pdisc1 = params[0, DISCARD], params[1, DISCARD]
-    plead0, plead1 = params[0, LEAD], params[1, LEAD]
-    pfoll0, pfoll1 = params[0, FOLLOW], params[1, FOLLOW]
-    pbid0, pbid1 = params[0, BID], params[1, BID]
+    # Each seat's arrays as their own variables, made once per deal rather than sliced at every call,
+    # and borrowed: a strategy compiled with reference counting (a plug-in that allocates) then skips
+    # the atomic part.  Only what strategies get (borrowing the kernel's own arrays cost it 3%).
+    v0, v1, v2, v3 = borrowed(views[0]), borrowed(views[1]), borrowed(views[2]), borrowed(views[3])
+    s0, s1, s2, s3 = borrowed(scratch[0]), borrowed(scratch[1]), borrowed(scratch[2]), borrowed(scratch[3])
+    r0, r1, r2, r3 = borrowed(rngs[0]), borrowed(rngs[1]), borrowed(rngs[2]), borrowed(rngs[3])
+    pdecl0, pdecl1 = borrowed(params[0, DECLARE]), borrowed(params[1, DECLARE])
+    pdisc0, pdisc1 = borrowed(params[0, DISCARD]), borrowed(params[1, DISCARD])
+    plead0, plead1 = borrowed(params[0, LEAD]), borrowed(params[1, LEAD])
+    pfoll0, pfoll1 = borrowed(params[0, FOLLOW]), borrowed(params[1, FOLLOW])
+    pbid0, pbid1 = borrowed(params[0, BID]), borrowed(params[1, BID])
+    answer = borrowed(out)
     auction = rules[R_DECLARING] == DECLARING_AUCTION
     logging = log.shape[0] > 1
     rank = 0 if round1 else levels[decl_team]
@@ -254,13 +254,13 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 continue
             out[:] = 0
             if seat == 0:
-                ans = decl0(v0, pdecl0, r0, s0, out)
+                ans = decl0(v0, pdecl0, r0, s0, answer)
             elif seat == 1:
-                ans = decl1(v1, pdecl1, r1, s1, out)
+                ans = decl1(v1, pdecl1, r1, s1, answer)
             elif seat == 2:
-                ans = decl0(v2, pdecl0, r2, s2, out)
+                ans = decl0(v2, pdecl0, r2, s2, answer)
             else:
-                ans = decl1(v3, pdecl1, r3, s3, out)
+                ans = decl1(v3, pdecl1, r3, s3, answer)
             if ans == 0:
                 continue
             if not can_declare(hands[seat], out[0], out[1], seat, cur_seat, cur_kind, cur_card, rank, rules):
@@ -326,13 +326,13 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 views[v, V_META, M_BID_STEP] = step
             out[:] = 0
             if seat == 0:
-                ans = bid0(v0, pbid0, r0, s0, out)
+                ans = bid0(v0, pbid0, r0, s0, answer)
             elif seat == 1:
-                ans = bid1(v1, pbid1, r1, s1, out)
+                ans = bid1(v1, pbid1, r1, s1, answer)
             elif seat == 2:
-                ans = bid0(v2, pbid0, r2, s2, out)
+                ans = bid0(v2, pbid0, r2, s2, answer)
             else:
-                ans = bid1(v3, pbid1, r3, s3, out)
+                ans = bid1(v3, pbid1, r3, s3, answer)
             if step == BID_STEP_BID:
                 ok = ans == 1 and valid_bid(out[0])
                 value = out[0]
@@ -404,13 +404,13 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         views[_v, V_META, M_DECISION] = DISCARD
     out[:] = 0
     if starter == 0:
-        n = disc0(v0, pdisc0, r0, s0, out)
+        n = disc0(v0, pdisc0, r0, s0, answer)
     elif starter == 1:
-        n = disc1(v1, pdisc1, r1, s1, out)
+        n = disc1(v1, pdisc1, r1, s1, answer)
     elif starter == 2:
-        n = disc0(v2, pdisc0, r2, s2, out)
+        n = disc0(v2, pdisc0, r2, s2, answer)
     else:
-        n = disc1(v3, pdisc1, r3, s3, out)
+        n = disc1(v3, pdisc1, r3, s3, answer)
     if C.ncards(out) != 8 or not _within(out, hands[starter]):
         _fail(err, ERR_DISCARD, starter, DISCARD, -1, redeals, hands[starter], out)
         return ERR_DISCARD
@@ -452,13 +452,13 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
         for _v in range(4):
             views[_v, V_META, M_DECISION] = LEAD
         if leader == 0:
-            n = lead0(v0, plead0, r0, s0, out)
+            n = lead0(v0, plead0, r0, s0, answer)
         elif leader == 1:
-            n = lead1(v1, plead1, r1, s1, out)
+            n = lead1(v1, plead1, r1, s1, answer)
         elif leader == 2:
-            n = lead0(v2, plead0, r2, s2, out)
+            n = lead0(v2, plead0, r2, s2, answer)
         else:
-            n = lead1(v3, plead1, r3, s3, out)
+            n = lead1(v3, plead1, r3, s3, answer)
         k = _compact(out, hands, leader, pid, pcnt, 0)
         lead_suit = _list_suit(pid, 0, k, tt)
         if k <= 0 or lead_suit < 0:
@@ -526,13 +526,13 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
             for _v in range(4):
                 views[_v, V_META, M_NPLAYED] = i
             if seat == 0:
-                n = foll0(v0, pfoll0, r0, s0, out)
+                n = foll0(v0, pfoll0, r0, s0, answer)
             elif seat == 1:
-                n = foll1(v1, pfoll1, r1, s1, out)
+                n = foll1(v1, pfoll1, r1, s1, answer)
             elif seat == 2:
-                n = foll0(v2, pfoll0, r2, s2, out)
+                n = foll0(v2, pfoll0, r2, s2, answer)
             else:
-                n = foll1(v3, pfoll1, r3, s3, out)
+                n = foll1(v3, pfoll1, r3, s3, answer)
             k = _compact(out, hands, seat, pid, pcnt, i)
             if k < 0 or not _follow_ok(hands, seat, held, hpairs, pid, pcnt, i, k, out, lead_suit, lead_n, lead_pairs,
                                        kind, lead_units, nu, tt, rules):
