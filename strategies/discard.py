@@ -9,11 +9,10 @@ Trumps are buried only when nothing else is left.
 from numba import njit
 
 from tractor_sim import strategy_lib as sl
-from tractor_sim.kernels.unowned import stack_array
-from tractor_sim.kernels.order import TRUMP
+from tractor_sim.kernels.order import META_NCARDS, TRUMP
 from tractor_sim.kernels.rng import uniform
+from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import V_EFF, V_HAND, V_POS, V_SUITS, V_TTMETA
-from tractor_sim.kernels.order import META_NCARDS
 from tractor_sim.strategy import strategy
 
 LOWEST = 0  # lowest position first, fewer points on ties

@@ -21,9 +21,9 @@ from tractor_sim import strategy as S
 from tractor_sim import strategy_lib as sl
 from tractor_sim.cards import parse_card, parse_cards
 from tractor_sim.kernels import combos as C
-from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.declare import can_declare
 from tractor_sim.kernels.order import trump_table
+from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import (
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_MY_PAIRS, M_NPLAYED, M_ROUND1,

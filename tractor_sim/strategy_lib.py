@@ -21,12 +21,12 @@ import numpy as np
 from numba import njit
 
 from tractor_sim.kernels import combos
-from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS  # noqa: F401
 from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_ok, show_key
 from tractor_sim.kernels.order import META_NCARDS, TRUMP
 from tractor_sim.kernels.rng import randint, uniform
 from tractor_sim.kernels.scoring import POINTS  # noqa: F401  (points per card id, for strategies too)
+from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import (
     M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
     M_LEVEL0, M_MY_CARDS, M_MY_PAIRS, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY,

@@ -9,11 +9,12 @@ lists each of its cards once, meaning two copies).
 import numpy as np
 from numba import njit
 
-from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.order import META_NCARDS, META_NPOS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
+from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
 
 MAX_UNITS = 40
+# Sizes of stack work arrays (kernels.unowned: numba wants them as named constants).
 UNITS_CELLS = MAX_UNITS * 3
 UCARDS_CELLS = MAX_UNITS * 16
 MAX_UNITS1 = MAX_UNITS + 1
