@@ -96,7 +96,7 @@ SRC_FLIP = 3
 SRC_NAMED = 4  # named by the starter after the auction
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
     """Whether the seat has any declaration allowed now (asks only about cards it holds).
 
@@ -152,7 +152,6 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     # arrays, see kernels/unowned.py), so passing arrays around costs no counting calls.  The caller
     # owns these arrays for the whole call.
     views, hands, scratch, rngs, tables, work, st = ws
-    work[:] = 0
     out = work[W_OUT:W_OUT + 54]  # a strategy's answer (counts)
     buried = work[W_BURIED:W_BURIED + 54]
     pid = work[W_PID:W_PID + 216].reshape((4, 54))  # each play of the trick as a list: card ids,
@@ -160,6 +159,8 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     pk = work[W_PK:W_PK + 4]  # and its length
     res = work[W_RES:W_RES + 4]
     tricks = work[W_TRICKS:W_TRICKS + 4]
+    tricks[:] = 0  # the work arrays read before written (the others: each use writes first)
+    out[:] = 0
     bids = work[W_BIDS:W_BIDS + 2]
     nocards = work[0:0]  # for events without cards: their card columns stay 0
     units = work[W_UNITS:W_UNITS + 3 * C.MAX_UNITS].reshape((C.MAX_UNITS, 3))
