@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -19,6 +18,11 @@ from tractor_sim import engine
 from tractor_sim import backends as B
 from tractor_sim.cli import main
 from tractor_sim.store import RunStore, StoreError
+
+try:
+    from tests.plugin_sources import illegal_follow
+except ImportError:  # tests/ on sys.path instead of the project root
+    from plugin_sources import illegal_follow
 
 pytest.importorskip("distributed")
 
@@ -42,26 +46,12 @@ a = "expert"
 b = "basic"
 """
 
-BAD_MODULE = """
+BAD_MODULE = illegal_follow("first_cards_anyway", "reckless", preamble="""
 import os
-from tractor_sim.strategy import strategy, policy
-from tractor_sim.kernels.view import V_HAND
 
 with open(os.environ["TRACTOR_TEST_LOADS"], "a") as f:  # one line per load = per chunk attempt
     f.write(f"{os.getpid()}\\n")
-
-@strategy("follow", "first_cards_anyway", description="ignores the suit: illegal")
-def first_cards_anyway(view, params, rng, scratch, out):
-    n = view[18, 12]
-    k = 0
-    for c in range(54):
-        while k < n and out[c] < view[V_HAND, c]:
-            out[c] += 1
-            k += 1
-    return n
-
-policy("reckless", declare="eager", discard="lowest", lead="random", follow="first_cards_anyway")
-"""
+""")
 
 
 def _specs(n=300, chunk=25, seed=5, matchups=(("basic", "random"),), **kw):
@@ -215,7 +205,7 @@ def test_a_transient_failure_is_retried(which, request, tmp_path):
 def test_a_strategy_error_is_reported_not_retried(which, request, tmp_path, monkeypatch):
     be = request.getfixturevalue(which)
     mod = tmp_path / "reckless.py"
-    mod.write_text(textwrap.dedent(BAD_MODULE))
+    mod.write_text(BAD_MODULE)
     loads = tmp_path / "loads.txt"
     monkeypatch.setenv("TRACTOR_TEST_LOADS", str(loads))
     if which == "dask":  # the workers' environment was fixed at start: tell them too

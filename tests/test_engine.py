@@ -1,6 +1,5 @@
 """The batch engine: determinism, chunking, duplicate deals, records, errors."""
 
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -9,6 +8,11 @@ import pytest
 from tractor_sim import engine
 from tractor_sim.kernels.scoring import level_row
 from tractor_sim.replay import replay
+
+try:
+    from tests.plugin_sources import illegal_follow
+except ImportError:  # tests/ on sys.path instead of the project root
+    from plugin_sources import illegal_follow
 
 
 @pytest.fixture(scope="module")
@@ -100,22 +104,7 @@ def test_match_mode_records():
 
 def test_illegal_strategy_stops_with_a_clear_error(tmp_path):
     mod = tmp_path / "bad_strategies.py"
-    mod.write_text(textwrap.dedent("""
-        from tractor_sim.strategy import strategy, policy
-        from tractor_sim.kernels.view import V_HAND
-
-        @strategy("follow", "always_first_card", description="ignores the suit: illegal")
-        def always_first_card(view, params, rng, scratch, out):
-            n = view[18, 12]
-            k = 0
-            for c in range(54):
-                while k < n and out[c] < view[V_HAND, c]:
-                    out[c] += 1
-                    k += 1
-            return n
-
-        policy("bad", declare="eager", discard="lowest", lead="random", follow="always_first_card")
-    """))
+    mod.write_text(illegal_follow("always_first_card", "bad"))
     with pytest.raises(engine.SimulationError) as e:
         engine.simulate([("bad", "basic")], n=50, seed=1, modules=[str(mod)])
     msg = str(e.value)

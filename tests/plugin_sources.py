@@ -1,0 +1,28 @@
+"""Source texts of plug-in strategy files that tests write to a temporary folder and load.
+
+A plug-in is loaded from its own file, outside the package, as a user's would be.
+"""
+
+
+def illegal_follow(name: str, policy: str, preamble: str = "") -> str:
+    """A module with follow strategy ``name``, which plays my first cards by id whatever the suit
+    led (illegal as soon as I hold the led suit), and a policy ``policy`` that uses it.
+    ``preamble``: lines run when the module loads."""
+    return f'''
+from tractor_sim.strategy import strategy, policy
+from tractor_sim.kernels.view import M_LEAD_N, V_HAND, V_META
+{preamble}
+
+@strategy("follow", "{name}", description="ignores the suit: illegal")
+def {name}(view, params, rng, scratch, out):
+    n = view[V_META, M_LEAD_N]
+    k = 0
+    for c in range(54):
+        while k < n and out[c] < view[V_HAND, c]:
+            out[c] += 1
+            k += 1
+    return n
+
+
+policy("{policy}", declare="eager", discard="lowest", lead="random", follow="{name}")
+'''
