@@ -133,3 +133,29 @@ def test_an_event_log_that_fills_up_is_grown_not_cut():
     assert len(roomy.extra["log"]) > 400  # four whole deals
     np.testing.assert_array_equal(small.extra["log"], roomy.extra["log"])
     np.testing.assert_array_equal(small.deals, roomy.deals)
+
+
+def test_a_strategy_that_scribbles_on_its_view_changes_nothing_else():
+    """The kernel never reads back what a strategy may write: a declare strategy that fills its
+    view's trump table and suit counts with card indices far out of range (any use of them as an
+    index would write into another seat's view) plays exactly the deals of one that never declares."""
+    from tractor_sim import strategy as S
+    from tractor_sim.kernels.view import M_MY_CARDS, V_EFF, V_META, V_TTMETA
+    from tractor_sim.rules import Rules
+
+    @S.strategy("declare", "scribbler_for_test")
+    def scribbler(view, params, rng, scratch, out):
+        view[V_EFF:V_TTMETA + 1, :] = 828  # M_MY_CARDS + 828: the next seat's hand row
+        view[V_META, M_MY_CARDS:M_MY_CARDS + 10] = 828
+        return 0
+
+    try:
+        runs = []
+        for declare in ("scribbler_for_test", "never"):
+            pol = {"policy": "basic", "declare": declare}
+            spec = engine.ChunkSpec("scribble", (pol, "basic"), ("a", "b"), 0, "fixed", 0, 200, 3,
+                                    Rules().to_dict())
+            runs.append(engine.run_chunk(spec).deals)
+        np.testing.assert_array_equal(runs[0], runs[1])
+    finally:
+        S._STRATEGIES["declare"].pop("scribbler_for_test")

@@ -240,9 +240,12 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
                 card = deck[k]
                 hands[seat, card] += 1
                 views[seat, V_HAND, card] += 1
-                e = views[seat, V_EFF, card]  # my suit counts, by my view's table
-                views[seat, V_META, M_MY_CARDS + e] += 1
-                views[seat, V_META, M_MY_PAIRS + e] += hands[seat, card] >> 1
+                # the seat's suit counts by the table its view shows (never read back from the view:
+                # a strategy may have written into it)
+                e = (tables[levels[seat % 2], 4] if auction else tt)[0, card]
+                held[seat, e] += 1
+                hpairs[seat, e] += hands[seat, card] >> 1
+                _publish_counts(views, held, hpairs, seat, e)
                 for _v in range(4):
                     views[_v, V_META, M_DRAWN] = k + 1
                 if logging:
@@ -649,7 +652,8 @@ def _log(log, kind, seat, a, b, cards, is_counts):
 @njit(cache=True, inline='always')
 def _count_suits(views, hands, held, hpairs, seat, tt):
     """Count the seat's cards and pairs of each effective suit by table ``tt`` into held/hpairs
-    (for the follow check) and its view (M_MY_CARDS, M_MY_PAIRS); _play keeps them up to date."""
+    (for the follow check) and its view (M_MY_CARDS, M_MY_PAIRS); the draw and _play keep them up
+    to date."""
     for e in range(5):
         held[seat, e] = 0
         hpairs[seat, e] = 0
@@ -657,8 +661,14 @@ def _count_suits(views, hands, held, hpairs, seat, tt):
         held[seat, tt[0, c]] += hands[seat, c]
         hpairs[seat, tt[0, c]] += hands[seat, c] >> 1
     for e in range(5):
-        views[seat, V_META, M_MY_CARDS + e] = held[seat, e]
-        views[seat, V_META, M_MY_PAIRS + e] = hpairs[seat, e]
+        _publish_counts(views, held, hpairs, seat, e)
+
+
+@njit(cache=True, inline='always')
+def _publish_counts(views, held, hpairs, seat, e):
+    """Copy the seat's kept counts of suit e into its view (M_MY_CARDS, M_MY_PAIRS)."""
+    views[seat, V_META, M_MY_CARDS + e] = held[seat, e]
+    views[seat, V_META, M_MY_PAIRS + e] = hpairs[seat, e]
 
 
 @njit(cache=True, inline='always')
@@ -772,8 +782,7 @@ def _play(views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt):
         hpairs[seat, e] -= (hands[seat, c] >> 1) - ((hands[seat, c] - x) >> 1)
         hands[seat, c] -= x
         views[seat, V_HAND, c] -= x
-        views[seat, V_META, M_MY_CARDS + e] = held[seat, e]
-        views[seat, V_META, M_MY_PAIRS + e] = hpairs[seat, e]
+        _publish_counts(views, held, hpairs, seat, e)
         for v in range(4):
             views[v, V_PLAYED + seat, c] += x
             views[v, V_TRICK + seat, c] += x
