@@ -105,12 +105,10 @@ def refresh_suit_counts(view):
     The kernel keeps them up to date; call this after building or changing a
     view's hand by hand (tests, notebooks).
     """
+    tt = trump_table(view)
     for e in range(5):
-        view[V_META, M_MY_CARDS + e] = 0
-        view[V_META, M_MY_PAIRS + e] = 0
-    for c in range(54):
-        view[V_META, M_MY_CARDS + view[V_EFF, c]] += view[V_HAND, c]
-        view[V_META, M_MY_PAIRS + view[V_EFF, c]] += view[V_HAND, c] // 2
+        view[V_META, M_MY_CARDS + e] = combos.suit_count(view[V_HAND], tt, e)
+        view[V_META, M_MY_PAIRS + e] = combos.suit_pairs(view[V_HAND], tt, e)
 
 
 @njit(cache=True)

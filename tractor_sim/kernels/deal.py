@@ -657,7 +657,7 @@ def _count_suits(views, hands, held, hpairs, seat, tt):
     for e in range(5):
         held[seat, e] = 0
         hpairs[seat, e] = 0
-    for c in range(54):
+    for c in range(54):  # one pass over the hand: combos.suit_count/suit_pairs per suit cost the deal 14%
         held[seat, tt[0, c]] += hands[seat, c]
         hpairs[seat, tt[0, c]] += hands[seat, c] >> 1
     for e in range(5):
