@@ -2,7 +2,7 @@
 
 Run: /usr/bin/time -v python benchmarks/bench_memory.py 5000000 /tmp/bigrun
 (5,000,000 duplicate pairs = 10,000,000 deals; read "Maximum resident set size").
-Measured: 10,000,000 deals in 168 s with a pool of 2, peak RSS 1.03 GB (README, Performance).
+Measured: 10,000,000 deals in 132 s with a pool of 2, peak RSS 1.03 GB (README, Performance).
 """
 import sys, time
 from tractor_sim import engine
