@@ -7,6 +7,8 @@ that depend on it, not every loop.  Numba reads module-level integers as
 compile-time constants: naming them costs nothing at run time.
 """
 
+from numba import njit
+
 SEATS = 4  # players, in playing order 0..SEATS-1
 TEAMS = 2  # partnerships: seat s plays for team s % TEAMS
 DECKS = 2  # decks shuffled together: every card exists DECKS times
@@ -24,11 +26,13 @@ HAND = DRAWN // SEATS  # cards in a hand after the draw (and after the kitty exc
 TRICKS = HAND  # tricks in a deal, at most (a lead of several cards makes fewer)
 
 
+@njit(cache=True, inline='always')
 def team_of(seat):
     """The team of a seat (plain Python and numba alike)."""
     return seat % TEAMS
 
 
+@njit(cache=True, inline='always')
 def seat_after(seat, k):
     """The seat k places after ``seat`` in playing order."""
     return (seat + k) % SEATS
