@@ -408,7 +408,7 @@ def test_follow_tractor_binds_in_play():
     _register_test_strategies()
     for option, pols, kinds in (({"follow_tractor": "tractor"}, (PAIRS_FIRST, "random"), ("tractor",)),
                                 ({"follow_tractor": "shape_first"}, (TRACTOR_THROWER, "random"), ("throw",))):
-        spec, std = play(pols, None, n=600, seed=4)
+        spec, std = play(pols, None, n=600, seed=5)  # a seed whose deals reach both (rare) cases
         forbidden = _binding_follows(std, spec, option)
         for kind in kinds:
             assert forbidden[kind] > 0, (option, forbidden)

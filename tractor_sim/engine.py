@@ -18,6 +18,7 @@ import pandas as pd
 from tractor_sim.cards import card_str
 from tractor_sim.kernels import deal as D
 from tractor_sim.kernels import match as M
+from tractor_sim.kernels.size import CARDS
 from tractor_sim.kernels.view import DECISIONS
 from tractor_sim.rules import Rules, as_rules
 
@@ -144,12 +145,18 @@ def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
 
 
 def _resolve(spec: ChunkSpec):
+    return resolve_policies(spec.policies, spec.modules)
+
+
+def resolve_policies(policies, modules=()):
+    """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions) for
+    team 0's and team 1's policy specs."""
     from tractor_sim import strategy as S
 
     S.load_builtins()
-    for mod in spec.modules:
+    for mod in modules:
         S.load_module(mod)
-    pols = [S.resolve_policy(p) for p in spec.policies]
+    pols = [S.resolve_policy(p) for p in policies]
     plen = max(1, max(len(p) for pol in pols for p in pol.params))
     params = np.zeros((2, len(DECISIONS), plen), dtype=np.float64)
     for team, pol in enumerate(pols):
@@ -184,7 +191,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
         todo = spec.count - done
         deals = np.empty((cap, M.DEAL_COLS), dtype=np.int64)  # only the rows written are kept
         matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
-        err = np.zeros(D.ERR_HEADER + 108, dtype=np.int64)
+        err = np.zeros(D.ERR_SIZE, dtype=np.int64)
         nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
                              spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id)
         if nrows < 0:
@@ -214,8 +221,8 @@ def _describe_error(spec: ChunkSpec, pols, err) -> str:
     team = seat % 2
     pol = pols[team]
     strategy = pol.strategy_names[decision] if hasattr(pol, "strategy_names") else DECISIONS[decision]
-    hand = [card_str(c) for c in range(54) for _ in range(int(err[D.ERR_HEADER + c]))]
-    answer = [card_str(c) for c in range(54) for _ in range(max(0, int(err[D.ERR_HEADER + 54 + c])))]
+    hand = [card_str(c) for c in range(CARDS) for _ in range(int(err[D.ERR_HEADER + c]))]
+    answer = [card_str(c) for c in range(CARDS) for _ in range(max(0, int(err[D.ERR_HEADER + CARDS + c])))]
     where = f"match {ident}, deal {d}" if spec.mode == "match" else f"deal {ident}"
     return (f"{DECISIONS[decision]} strategy {strategy!r} of policy {pol.name!r} (seat {seat}) made {what} "
             f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "

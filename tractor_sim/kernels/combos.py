@@ -14,6 +14,9 @@ from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
 
 MAX_UNITS = 40
+UNIT_FIELDS = 3  # a unit's row: UNIT_PAIRS, UNIT_TOP, UNIT_NCARDS
+UNIT_CARDS = 16  # distinct cards of one unit, at most (a tractor of every position of a suit)
+THROW_FIELDS = 4  # check_throw's verdict: stands, blocked by, forced unit, penalty
 # Sizes of stack work arrays (kernels.unowned: numba wants them as named constants).
 UNITS_CELLS = MAX_UNITS * 3
 UCARDS_CELLS = MAX_UNITS * 16

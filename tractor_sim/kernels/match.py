@@ -13,12 +13,11 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, FUNCS_TYPE
-from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, SCRATCH, WORK_SIZE, play_deal
+from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, new_workspace, play_deal
 from tractor_sim.kernels.rng import randint, stream_key
 from tractor_sim.kernels.scoring import match_winner
-from tractor_sim.kernels.view import V_ROWS
-from tractor_sim.kernels.order import trump_table
-from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING, R_RANK_TRUMPS_NT
+from tractor_sim.kernels.state import STATE_SIZE
+from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING
 
 X_DEAL_ID = 0
 X_MATCH_ID = 1
@@ -56,28 +55,6 @@ CHUNK_SIG = types.int64(
 
 
 @njit(cache=True)
-def new_workspace(rules):
-    """Buffers one deal needs, allocated once per kernel call.
-
-    The last holds the trump table of every (rank, suit) for these rules:
-    building one costs about a microsecond, a lookup nothing.
-    """
-    tables = np.zeros((13, 5, 8, 54), dtype=np.int64)
-    for r in range(13):
-        for s in range(5):
-            tables[r, s] = trump_table(r, s, rules[R_RANK_TRUMPS_NT])
-    return (
-        np.zeros((4, V_ROWS, 54), dtype=np.int64),
-        np.zeros((4, 54), dtype=np.int64),
-        np.zeros((4, SCRATCH), dtype=np.float64),
-        np.zeros((4, 1), dtype=np.uint64),
-        tables,
-        np.zeros(WORK_SIZE, dtype=np.int64),
-        np.zeros(1, dtype=np.uint64),
-    )
-
-
-@njit(cache=True)
 def _write(deals, i, deal_id, match_id, d, levels, row):
     deals[i, X_DEAL_ID] = deal_id
     deals[i, X_MATCH_ID] = match_id
@@ -103,7 +80,7 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
     the return value is minus one minus the rows written.
     """
     ws = new_workspace(rules)
-    deck = np.zeros(108, dtype=np.int64)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
     row = np.zeros(D_FIELDS, dtype=np.int64)
     levels = np.zeros(2, dtype=np.int64)
     st = np.zeros(1, dtype=np.uint64)
@@ -125,9 +102,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
                 starter = fixed_team + 2 * randint(st, 2)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
-            code = play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, ws, row,
-                             err, deck,
-                             log if ident == log_id or log_id == LOG_ALL else nolog)
+            code = play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, ws, state,
+                             row, err, log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[5] = ident
                 return -1 - nrows
@@ -143,8 +119,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         d = 0
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
-            code = play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws, row, err, deck,
-                             log if key == log_id or log_id == LOG_ALL else nolog)
+            code = play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws, state, row,
+                             err, log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[5] = ident
                 err[6] = d

@@ -95,3 +95,19 @@ def match_winner(level0, level1, rules):
     if level1 >= limit:
         return 1
     return -1
+
+
+@njit(cache=True)
+def round_outcome(p, levels, decl_team, starter, dealer, auction, rules):
+    """The level table applied to a round: (declarers keep, levels gained by the winners, the table's
+    row, the next round's starter) for the opponents' total ``p``.
+
+    The one place the table, the must_defend rule and the next starter are put together: the deal
+    kernel scores with it and the report's Markov chain takes its transitions from it.  Under the
+    auction the next deal's dealer is the seat after this one's (the bids then decide the starter).
+    """
+    keep, gain = level_change(p)
+    winners = decl_team if keep else 1 - decl_team
+    gain = defended_gain(levels[winners], gain, keep, rules)
+    nxt = (dealer + 1) % 4 if auction else next_starter(starter, keep)
+    return keep, gain, level_row(p), nxt

@@ -13,6 +13,7 @@ SEATS = 4  # players, in playing order 0..SEATS-1
 TEAMS = 2  # partnerships: seat s plays for team s % TEAMS
 DECKS = 2  # decks shuffled together: every card exists DECKS times
 PAIR = 2  # cards in a pair (two identical cards)
+PAIR_SHIFT = PAIR.bit_length() - 1  # pairs in x copies: x >> PAIR_SHIFT (a shift: // costs a sign fix-up)
 SUITS = 4  # S H D C
 EFF_SUITS = SUITS + 1  # effective suits: the four plain suits and trumps (index SUITS)
 RANKS = 13  # 2 .. A

@@ -28,6 +28,7 @@ under NUMBA_DISABLE_JIT.
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, config, types
+from numba import njit
 from numba.extending import intrinsic
 
 
@@ -74,3 +75,11 @@ def _same(a):
 
 stack_array = _new_array if config.DISABLE_JIT else _on_stack
 borrowed = _same if config.DISABLE_JIT else _without_owner
+
+
+def lean_jit(*signature, **options):
+    """``njit(cache=True)`` without reference counting (numba's private ``_nrt=False``), for kernels
+    that allocate nothing: the deal's drivers and its once-a-deal phases.  Passing arrays between
+    such functions then costs no counting calls.  The one place the option is spelled for the
+    kernels (strategy.py compiles lean strategies with it too)."""
+    return njit(*signature, cache=True, _nrt=False, **options)

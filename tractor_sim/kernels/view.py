@@ -37,6 +37,9 @@ indices ``R_*``), so a strategy can follow a variant (for example
 
 from numba import types
 
+from tractor_sim.kernels.layout import Layout
+from tractor_sim.kernels.size import CARDS, EFF_SUITS, SEATS, TEAMS
+
 STRATEGY_SIG = types.int64(
     types.int64[:, ::1], types.float64[::1], types.uint64[::1], types.float64[::1], types.int64[::1]
 )
@@ -54,62 +57,68 @@ BID_STEP_SHOW = 1
 BID_STEP_TRUMP = 2
 MAX_BID = 200
 
-# Rows of the view.
-V_PLAYED = 0  # rows 0..3: cards each seat has played so far this deal (counts)
-V_TRICK = 4  # rows 4..7: cards each seat has played in the current trick
-V_HAND = 8  # my hand
-V_BURIED = 9  # the cards I buried (only the starter, after the exchange)
-V_EFF = 10  # trump table: effective suit of each card (4 = trumps)
-V_POS = 11  # trump table: position in its effective suit
-V_SUITS = 12  # rows 12..16: cards of effective suit s in ascending order, -1 padded
-V_TTMETA = 17  # trump table meta row (see kernels.order META_*)
-V_META = 18  # scalars, M_* below
-V_TRICK_LEADER = 19  # per finished trick: its leader
-V_TRICK_WINNER = 20  # per finished trick: its winner
-V_TRICK_POINTS = 21  # per finished trick: its points
-V_DECL_SEAT = 22  # declaration events in order: seat,
-V_DECL_KIND = 23  # kind,
-V_DECL_CARD = 24  # card
-V_RULES = 25  # the encoded rules (tractor_sim.rules R_* indices), the rest 0
-V_ROWS = 26
-
-# Columns of the V_META row.
-M_SEAT = 0  # my seat
-M_DECISION = 1  # DECLARE, DISCARD, LEAD, FOLLOW or BID
-M_TRICK = 2  # index of the current trick (0..24)
-M_LEADER = 3  # leader of the current trick
-M_NPLAYED = 4  # plays made so far in the current trick
-M_STARTER = 5  # the round's starter (-1 while unknown in round 1)
-M_DECL_TEAM = 6  # declaring team (-1 while unknown in round 1)
-M_LEVEL0 = 7  # team 0's level (0..12 = 2..A)
-M_LEVEL1 = 8
-M_TRUMP_RANK = 9  # (-1 under the auction until the bids are in)
-M_TRUMP_SUIT = 10  # 0..3, 4 = no trump suit, -1 while not yet set
-M_OPP_POINTS = 11  # opponents' points so far (tricks and penalties)
-M_LEAD_N = 12  # the current lead (as played): number of cards,
-M_LEAD_SUIT = 13  # effective suit,
-M_LEAD_PAIRS = 14  # pairs,
-M_LEAD_KIND = 15  # kind (combos.KIND_*),
-M_LEAD_LONGEST = 16  # longest tractor (pairs) in it
-M_WINNING = 17  # seat winning the current trick so far
-M_DECL_SEAT = 18  # standing declaration: seat (-1 none),
-M_DECL_KIND = 19  # kind (0 none),
-M_DECL_CARD = 20  # card
-M_DRAWN = 21  # cards drawn so far (0..100) during the deal
-M_NDECL = 22  # number of declaration events so far
-M_TRICK_POINTS = 23  # points in the current trick so far
-M_ROUND1 = 24  # 1 in the first round of a match (trump rank 2 for all, declarer unknown)
-M_FAILED_THROW = 25  # 1 if the current trick's lead is the forced part of a failed throw
-M_TRICKS_DONE = 26  # finished tricks
-# The auction (rule declaring = "auction"; with the draw these stay 0).  During the draw
-# and the bids the trump table rows hold the order for my own team's level and
-# no trump suit (the trump rank if my team declares).
-M_DEALER = 27  # the dealer: he draws first, bids first for his pair, shows first
-M_BID_STEP = 28  # BID_STEP_BID, BID_STEP_SHOW or BID_STEP_TRUMP while deciding a bid
-M_BID0 = 29  # 29, 30: the bid of team 0 and team 1 (-1 while not made)
-M_SHOWN = 31  # 31..34: the card shown by each seat (-1 while not shown)
-M_WINNING_KEY = 35  # the key of M_WINNING's play (as combos.play_key: a ruff adds WIN_TRUMP, a led
-# throw 0), -1 while nobody has played to the current trick; strategy_lib.play_key_of recomputes it
-M_MY_CARDS = 36  # 36..40: cards of each effective suit in my hand, by the trump table in my view (kept up to date
-# at every draw, table change, the kitty and every play; strategy_lib.suit_len reads it)
-M_MY_PAIRS = 41  # 41..45: pairs of each effective suit in my hand, likewise
+# The view: rows of CARDS columns, declared in order (offsets generated: kernels.layout).
+ROWS = Layout("view rows", [
+    ("V_PLAYED", SEATS, "cards each seat has played so far this deal (counts), a row per seat"),
+    ("V_TRICK", SEATS, "cards each seat has played in the current trick, a row per seat"),
+    ("V_HAND", 1, "my hand"),
+    ("V_BURIED", 1, "the cards I buried (only the starter, after the exchange)"),
+    ("V_EFF", 1, "trump table: effective suit of each card (4 = trumps); the table's rows follow:"),
+    ("V_POS", 1, "trump table: position in its effective suit"),
+    ("V_SUITS", EFF_SUITS, "cards of effective suit s in ascending order, -1 padded"),
+    ("V_TTMETA", 1, "trump table meta row (see kernels.order META_*)"),
+    ("V_META", 1, "scalars, M_* below"),
+    ("V_TRICK_LEADER", 1, "per finished trick: its leader"),
+    ("V_TRICK_WINNER", 1, "per finished trick: its winner"),
+    ("V_TRICK_POINTS", 1, "per finished trick: its points"),
+    ("V_DECL_SEAT", 1, "declaration events in order: seat,"),
+    ("V_DECL_KIND", 1, "kind,"),
+    ("V_DECL_CARD", 1, "card"),
+    ("V_RULES", 1, "the encoded rules (tractor_sim.rules R_* indices), the rest 0"),
+])
+# The columns of the V_META row, declared in order.
+META = Layout("view meta", [
+    ("M_SEAT", 1, "my seat"),
+    ("M_DECISION", 1, "DECLARE, DISCARD, LEAD, FOLLOW or BID"),
+    ("M_TRICK", 1, "index of the current trick (0..24)"),
+    ("M_LEADER", 1, "leader of the current trick"),
+    ("M_NPLAYED", 1, "plays made so far in the current trick"),
+    ("M_STARTER", 1, "the round's starter (-1 while unknown in round 1)"),
+    ("M_DECL_TEAM", 1, "declaring team (-1 while unknown in round 1)"),
+    ("M_LEVEL0", TEAMS, "each team's level (0..12 = 2..A): M_LEVEL0, M_LEVEL1"),
+    ("M_TRUMP_RANK", 1, "(-1 under the auction until the bids are in)"),
+    ("M_TRUMP_SUIT", 1, "0..3, 4 = no trump suit, -1 while not yet set"),
+    ("M_OPP_POINTS", 1, "opponents' points so far (tricks and penalties)"),
+    ("M_LEAD_N", 1, "the current lead (as played): number of cards,"),
+    ("M_LEAD_SUIT", 1, "effective suit,"),
+    ("M_LEAD_PAIRS", 1, "pairs,"),
+    ("M_LEAD_KIND", 1, "kind (combos.KIND_*),"),
+    ("M_LEAD_LONGEST", 1, "longest tractor (pairs) in it"),
+    ("M_WINNING", 1, "seat winning the current trick so far"),
+    ("M_DECL_SEAT", 1, "standing declaration: seat (-1 none),"),
+    ("M_DECL_KIND", 1, "kind (0 none),"),
+    ("M_DECL_CARD", 1, "card"),
+    ("M_DRAWN", 1, "cards drawn so far (0..100) during the deal"),
+    ("M_NDECL", 1, "number of declaration events so far"),
+    ("M_TRICK_POINTS", 1, "points in the current trick so far"),
+    ("M_ROUND1", 1, "1 in the first round of a match (trump rank 2 for all, declarer unknown)"),
+    ("M_FAILED_THROW", 1, "1 if the current trick's lead is the forced part of a failed throw"),
+    ("M_TRICKS_DONE", 1, "finished tricks"),
+    # The auction (rule declaring = "auction"; with the draw these stay 0).  During the draw and the bids
+    # the trump table rows hold the order for my own team's level and no trump suit.
+    ("M_DEALER", 1, "the dealer: he draws first, bids first for his pair, shows first"),
+    ("M_BID_STEP", 1, "BID_STEP_BID, BID_STEP_SHOW or BID_STEP_TRUMP while deciding a bid"),
+    ("M_BID0", TEAMS, "the bid of each team (-1 while not made)"),
+    ("M_SHOWN", SEATS, "the card shown by each seat (-1 while not shown)"),
+    ("M_WINNING_KEY", 1, "the key of M_WINNING's play (combos.play_key: a ruff adds WIN_TRUMP, a led throw 0), "
+                         "-1 while nobody has played to the current trick; strategy_lib.play_key_of recomputes it"),
+    ("M_MY_CARDS", EFF_SUITS, "cards of each effective suit in my hand, by the trump table in my view (kept up to "
+                              "date at every draw, table change, the kitty and every play)"),
+    ("M_MY_PAIRS", EFF_SUITS, "pairs of each effective suit in my hand, likewise"),
+])
+if META.size > CARDS:
+    raise ValueError("the view's meta row has more columns than a row has cells")
+globals().update(ROWS.constants())
+globals().update(META.constants())
+V_ROWS = ROWS.size
+M_LEVEL1 = META.offset("M_LEVEL0") + 1

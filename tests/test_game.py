@@ -1,0 +1,215 @@
+"""The Python step API (tractor_sim.game) and the drivers over the phase functions (kernels.deal).
+
+Proved by what does not change: stepping a deal through the API with the
+policies' own answers gives the engine's records; a deal stopped anywhere,
+stored, loaded and played on to its end is the deal played straight
+through; rollouts from one state repeat exactly with the same streams.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from tractor_sim import engine
+from tractor_sim.game import IllegalAnswer, State
+from tractor_sim.kernels import deal as D
+from tractor_sim.kernels import phases as PH
+from tractor_sim.kernels import state as ST
+from tractor_sim.kernels.layout import Layout
+from tractor_sim.kernels.view import META, ROWS
+
+COMPARED = ["starter", "declaring_team", "trump_rank", "trump_suit", "trump_source", "redeals", "kitty_points",
+            "trick_points", "kitty_bonus", "throw_penalty", "failed_throws", "last_winner", "opp_points", "row",
+            "gain", "tricks0", "tricks1", "tricks2", "tricks3", "dealer", "bid0", "bid1"]
+RESULT_NAMES = {"declaring_team": "decl_team"}
+
+
+def _engine_rows(a, b, n, seed, rules=None, levels=(0, 0), team=0):
+    deals, _ = engine.simulate([(a, b)], n=n, seed=seed, rules=rules, duplicate=False, levels=levels,
+                               declaring_team=team)
+    return deals.reset_index(drop=True)
+
+
+def _as_row(result):
+    return {name: result[RESULT_NAMES.get(name, name)] for name in COMPARED}
+
+
+def _step(state, a, b, until=None):
+    """Answer every decision with the seat's policy (team 0: a, team 1: b), up to ``until`` decisions."""
+    k = 0
+    while not state.over and (until is None or k < until):
+        turn = state.to_act()
+        state.apply(state.answer_of(a if turn.seat % 2 == 0 else b))
+        k += 1
+    return k
+
+
+@pytest.mark.parametrize("a, b, rules, levels, team", [
+    ("basic", "random", None, (0, 0), 0),
+    ("expert", "basic", {"kitty_multiplier": "pow2_pairs", "follow_tractor": "shape_first"}, (5, 9), 1),
+    ({"name": "bidder", "policy": "random", "bid": "random"}, "expert", "russian", (3, 7), 0),
+])
+def test_stepping_with_the_policies_gives_the_engines_records(a, b, rules, levels, team):
+    n = 12
+    rows = _engine_rows(a, b, n, seed=21, rules=rules, levels=levels, team=team)
+    for i in range(n):
+        state = State.new(seed=21, deal_id=i, rules=rules, levels=levels, declaring_team=team)
+        _step(state, a, b)
+        assert state.to_act() is None
+        assert _as_row(state.result()) == {k: int(rows.loc[i, k]) for k in COMPARED}, f"deal {i}"
+
+
+def test_a_deal_stored_mid_way_and_played_on_is_the_deal_played_straight():
+    rows = _engine_rows("expert", "basic", 6, seed=4)
+    for i, stop in enumerate([0, 3, 40, 101, 130, 160]):
+        state = State.new(seed=4, deal_id=i)
+        _step(state, "expert", "basic", until=stop)
+        loaded = State.from_json(state.to_json())
+        assert loaded.to_act() == state.to_act()
+        assert _as_row(loaded.play_out("expert", "basic")) == {k: int(rows.loc[i, k]) for k in COMPARED}
+        # the clone was not touched by the original's play_out, and vice versa
+        again = state.clone()
+        assert _as_row(again.play_out("expert", "basic")) == _as_row(loaded.result())
+
+
+def test_an_illegal_answer_raises_and_changes_nothing():
+    state = State.new(seed=3, deal_id=0)
+    while state.to_act().decision != "follow":
+        state.apply(state.answer_of("basic"))
+    before = state.to_json()
+    turn = state.to_act()
+    with pytest.raises(IllegalAnswer, match=f"seat {turn.seat} \\(follow\\)"):
+        state.apply(["RJ", "RJ", "RJ"])
+    assert state.to_json() == before
+    with pytest.raises(IllegalAnswer, match="not a card|card"):
+        state.apply(["XX"])
+    assert state.to_json() == before
+
+
+def test_legal_follows_are_exactly_those_the_engine_accepts():
+    """legal() against is_legal() (which asks the engine's own check) on every candidate of the right
+    size, at the follows of a few deals."""
+    from tractor_sim.game import _sub_multisets
+    from tractor_sim import cards as K
+
+    checked = 0
+    for deal in range(3):
+        state = State.new(seed=8, deal_id=deal)
+        while not state.over and checked < 12:
+            turn = state.to_act()
+            if turn.decision == "follow":
+                legal = {tuple(p) for p in state.legal(limit=100_000)}
+                hand = state._hands()[turn.seat]
+                n = int(state._st[ST.S_LEAD_N])
+                for combo in _sub_multisets(hand, n):
+                    play = tuple(K.card_str(c) for c in combo)
+                    assert (play in legal) == state.is_legal(list(play)), play
+                checked += 1
+            state.apply(state.answer_of("random"))
+    assert checked == 12
+
+
+def test_legal_lists_every_kind_of_decision():
+    state = State.new(seed=2, deal_id=1, rules="russian")
+    kinds = set()
+    while not state.over:
+        turn = state.to_act()
+        options = state.legal(limit=50)
+        assert options, turn
+        kinds.add((turn.decision, turn.step))
+        state.apply(state.answer_of("random" if turn.decision != "bid" else
+                                    {"name": "b", "policy": "random", "bid": "random"}))
+    assert {("bid", "bid"), ("bid", "show"), ("bid", "trump"), ("discard", None), ("lead", None),
+            ("follow", None)} <= kinds
+
+
+def test_rollouts_repeat_with_the_same_streams_and_differ_with_others():
+    state = State.new(seed=5, deal_id=2)
+    while state.to_act().decision != "lead":  # the first lead: the whole play ahead
+        state.apply(state.answer_of("random"))
+    _, params, fns = engine.resolve_policies(("random", "random"))
+    enc = state._enc
+    work = (D.new_state(), D.new_workspace(enc))
+    err = np.zeros(PH.ERR_SIZE, dtype=np.int64)
+
+    def roll(first, n=16):
+        rows = np.zeros((n, D.D_FIELDS), dtype=np.int64)
+        done = D.rollouts(state._st, state._ws, enc, params, fns, np.uint64(99), first, n, work[0], work[1], rows,
+                          err)
+        assert done == n
+        return rows
+
+    a, b, c = roll(0), roll(0), roll(1000)
+    assert (a == b).all()
+    assert not (a == c).all()
+    assert len({tuple(r) for r in a}) > 1  # the random policy plays differently in different rollouts
+    assert not state.over  # the state rolled out from is untouched
+
+
+def test_layouts_are_generated_without_overlap():
+    for layout in (ST.LAYOUT, ROWS, META):
+        end = 0
+        for p in layout.pieces:
+            assert p.offset == end and p.size >= 1, p
+            end = p.end
+        assert end == layout.size
+    with pytest.raises(ValueError, match="declared twice"):
+        Layout("x", [("A", 1), ("A", 2)])
+
+
+BIDDER = {"name": "bidder", "policy": "random", "bid": "random"}
+NEVER = {"name": "never", "policy": "random", "declare": "never"}
+
+
+def test_every_piece_of_the_state_and_the_view_is_written():
+    """Step deals of every kind (round 1 with redeals, the auction, failed throws) and watch every cell:
+    each piece of the deal state must take a value other than its starting one (0 for the scalars,
+    a sentinel for the arrays), and each piece of the view a value other than 0, at some step."""
+    sentinel = -7777
+    moved = np.zeros(ST.STATE_SIZE, dtype=bool)
+    rows_seen = np.zeros(ROWS.size, dtype=bool)
+    meta_seen = np.zeros(META.size, dtype=bool)
+    cases = [dict(seed=s, deal_id=s, round1=True) for s in range(4)]
+    cases += [dict(seed=s, deal_id=s, rules="russian", levels=(4, 6)) for s in range(6)]
+    cases += [dict(seed=s, deal_id=s, levels=(3, 8), declaring_team=1) for s in range(3)]
+    from reference_deal import RASH, register_test_policies
+
+    register_test_policies()  # a lead that throws (and fails) often
+    cases += [dict(seed=s, deal_id=s) for s in range(3)] + [dict(seed=1, deal_id=5, deal_in_match=2, levels=(2, 4))]
+    for case in cases:
+        state = State.new(**case)
+        st = state._st
+        moved |= st != 0  # what start() wrote: the deal's identity among it
+        for p in ST.LAYOUT.pieces:  # an array piece that start() left empty holds the sentinel
+            if p.offset >= ST.SCALARS_END and (st[p.offset:p.end] == 0).all():
+                st[p.offset:p.end] = sentinel
+        start = st.copy()
+        redeal_first = case.get("round1") and case["seed"] == 0
+        step = 0
+        while not state.over:
+            turn = state.to_act()
+            pol = NEVER if redeal_first and turn.decision == "declare" and st[ST.S_REDEALS] < 2 else (
+                BIDDER if turn.decision == "bid" else RASH if turn.decision == "lead" else "random")
+            state.apply(state.answer_of(pol))
+            moved |= st != start
+            views = state._ws[0]
+            rows_seen |= (views != 0).any(axis=(0, 2))
+            meta_seen |= (views[:, ROWS.offset("V_META")] != 0).any(axis=0)[:META.size]
+            step += 1
+    not_moved = sorted({ST.LAYOUT.owner(i) for i in np.nonzero(~moved)[0]} - {
+        p.name for p in ST.LAYOUT.pieces if moved[p.offset:p.end].any()})
+    assert not not_moved, f"pieces of the deal state never written: {not_moved}"
+    assert rows_seen.all(), [p.name for p in ROWS.pieces if not rows_seen[p.offset:p.end].any()]
+    assert [p.name for p in META.pieces if not meta_seen[p.offset:p.end].any()] == []
+
+
+def test_state_json_is_checked():
+    with pytest.raises(ValueError, match="JSON"):
+        State.from_json("{not json")
+    with pytest.raises(ValueError, match="not a tractor-sim-state"):
+        State.from_json(json.dumps({"format": "other"}))
+    good = json.loads(State.new(seed=1).to_json())
+    good["version"] = 99
+    with pytest.raises(ValueError, match="version 99"):
+        State.from_json(json.dumps(good))

@@ -1,0 +1,131 @@
+"""The true state of one deal, as one int64 array with declared pieces.
+
+Everything a deal needs to go on from where it stands lives here (or in the
+per-seat views, scratch memory and random streams, which have other dtypes):
+the hands, the deck and kitty, the draw's position and the standing
+declaration, the auction's step, the trick in progress and its lead, the
+points and penalties so far, and whose decision is next.  So a deal can be
+stopped at any decision, copied, and continued (a rollout), by the compiled
+driver or from Python (``tractor_sim.game``).  Offsets are generated
+(kernels.layout); ``S_*`` are the scalars' indices and the arrays are carved
+out by ``carve``.
+"""
+
+import numpy as np
+from numba import njit
+
+from tractor_sim.kernels.combos import MAX_UNITS, THROW_FIELDS, UNIT_CARDS, UNIT_FIELDS
+from tractor_sim.kernels.layout import Layout
+from tractor_sim.kernels.result import D_FIELDS
+from tractor_sim.kernels.size import CARDS, DECK, EFF_SUITS, SEATS, TEAMS
+
+# Phases (S_PHASE): which rule applies next.
+PH_DRAW = 0  # cards go round; a seat that may declare is asked
+PH_AUCTION = 1  # bids, shown cards, the trump named (rule declaring = "auction")
+PH_KITTY = 2  # the starter buries
+PH_LEAD = 3  # the trick's leader leads
+PH_FOLLOW = 4  # the others follow in turn
+PH_DONE = 5  # scored; the result row is filled
+NO_SEAT = -1
+
+LAYOUT = Layout("deal state", [
+    # what the deal is
+    ("S_SEED", 1, "the run's root seed (its 64 bits)"),
+    ("S_KEY_A", 1, "the deal's stream name: deal id (fixed) or match id"),
+    ("S_KEY_B", 1, "0 (fixed) or the deal in the match"),
+    ("S_ROUND1", 1, "1 in a match's first round"),
+    ("S_AUCTION", 1, "1 under the auction"),
+    ("S_LEVELS", TEAMS, "the teams' levels before the deal"),
+    # where it stands
+    ("S_PHASE", 1, "PH_*"),
+    ("S_TO_ACT", 1, "the seat whose decision is next (NO_SEAT when done)"),
+    ("S_DECISION", 1, "the decision asked of it (view.DECLARE ...)"),
+    ("S_REDEALS", 1, "redeals so far (round 1: nobody declared)"),
+    ("S_FIRST", 1, "the seat that draws first (under the auction: the dealer)"),
+    ("S_DRAW_K", 1, "the draw's step: card k goes to seat FIRST + k; after DRAWN, the final chances"),
+    ("S_CUR_SEAT", 1, "the standing declaration: seat,"),
+    ("S_CUR_KIND", 1, "kind (declare.NONE ...),"),
+    ("S_CUR_CARD", 1, "card"),
+    ("S_NDECL", 1, "declaration events so far"),
+    ("S_BID_STEP", 1, "the auction's step 0..6: two bids, four shown cards, the trump named"),
+    ("S_BEST_SHOW", 1, "the highest shown card's key so far"),
+    ("S_BIDS", TEAMS, "each team's bid (-1 without)"),
+    ("S_RANK", 1, "the trump rank (0..12)"),
+    ("S_SUIT", 1, "the trump suit (0..3, 4 none)"),
+    ("S_SOURCE", 1, "how the trump was set (deal.SRC_*)"),
+    ("S_STARTER", 1, "the starter (landlord)"),
+    ("S_DECL_TEAM", 1, "the declaring team"),
+    # the tricks
+    ("S_TRICK", 1, "the current trick's index"),
+    ("S_LEADER", 1, "its leader"),
+    ("S_NPLAYED", 1, "plays made to it"),
+    ("S_LEAD_SUIT", 1, "its lead (as played): effective suit,"),
+    ("S_LEAD_KIND", 1, "kind (combos.KIND_*),"),
+    ("S_LEAD_N", 1, "cards,"),
+    ("S_LEAD_PAIRS", 1, "pairs,"),
+    ("S_LEAD_LARGEST", 1, "cards in its largest unit,"),
+    ("S_LEAD_NU", 1, "units (rows of LEAD_UNITS)"),
+    ("S_BEST", 1, "the play (index in the trick) winning so far"),
+    ("S_BEST_KEY", 1, "its key"),
+    ("S_POINTS", 1, "points in the trick so far"),
+    ("S_WINNER", 1, "the last finished trick's winner"),
+    ("S_REMAINING", 1, "cards left in each hand"),
+    ("S_OPP_POINTS", 1, "points the opponents took in tricks"),
+    ("S_PENALTY", 1, "throw penalties (added to the opponents' total)"),
+    ("S_FAILED", 1, "failed throws"),
+    ("S_TRICKS_WON", SEATS, "tricks won by each seat"),
+    # the cards
+    ("HANDS", SEATS * CARDS, "each seat's hand (counts)"),
+    ("SHUFFLED", DECK, "the shuffled deck: DRAWN cards drawn in order, then the kitty"),
+    ("BURIED", CARDS, "the cards the starter buried (counts)"),
+    ("PID", SEATS * CARDS, "each play of the trick as a list: card ids,"),
+    ("PCNT", SEATS * CARDS, "their counts,"),
+    ("PK", SEATS, "and its length"),
+    ("LEAD_UNITS", MAX_UNITS * UNIT_FIELDS, "the lead's decomposition (combos units),"),
+    ("LEAD_UCARDS", MAX_UNITS * UNIT_CARDS, "and its cards"),
+    ("HELD", SEATS * EFF_SUITS, "cards of each effective suit per seat, kept up to date"),
+    ("HPAIRS", SEATS * EFF_SUITS, "pairs of each effective suit per seat"),
+    ("RESULT", D_FIELDS, "the deal's result row (deal.D_* columns), filled when it is scored"),
+    # work memory of the current step, not part of what the deal is: a strategy's answer, the
+    # decomposition of a play, the verdict on a throw
+    ("ANSWER", CARDS, "the answer of the strategy asked (counts or values, view.py)"),
+    ("UNITS", MAX_UNITS * UNIT_FIELDS, "a play's decomposition,"),
+    ("UCARDS", MAX_UNITS * UNIT_CARDS, "and its cards"),
+    ("THROW", THROW_FIELDS, "combos.check_throw's verdict"),
+])
+globals().update(LAYOUT.constants())
+STATE_SIZE = LAYOUT.size
+# The pieces a deal reads before it writes them, cleared when it starts (the rest: each use writes first).
+SCALARS_END = LAYOUT.offset("HANDS")
+
+
+def new_state():
+    return np.zeros(STATE_SIZE, dtype=np.int64)
+
+
+# The order of carve's arrays.
+(ARR_HANDS, ARR_DECK, ARR_BURIED, ARR_PID, ARR_PCNT, ARR_PK, ARR_LEAD_UNITS, ARR_LEAD_UCARDS, ARR_HELD, ARR_HPAIRS,
+ ARR_RESULT, ARR_ANSWER, ARR_UNITS, ARR_UCARDS, ARR_THROW) = range(15)
+
+
+@njit(cache=True, inline='always')
+def carve(st):
+    """The state's arrays as shaped views of ``st`` (no copies)."""
+    return (
+        st[HANDS:HANDS + SEATS * CARDS].reshape((SEATS, CARDS)),
+        st[SHUFFLED:SHUFFLED + DECK],
+        st[BURIED:BURIED + CARDS],
+        st[PID:PID + SEATS * CARDS].reshape((SEATS, CARDS)),
+        st[PCNT:PCNT + SEATS * CARDS].reshape((SEATS, CARDS)),
+        st[PK:PK + SEATS],
+        st[LEAD_UNITS:LEAD_UNITS + MAX_UNITS * UNIT_FIELDS].reshape((MAX_UNITS, UNIT_FIELDS)),
+        st[LEAD_UCARDS:LEAD_UCARDS + MAX_UNITS * UNIT_CARDS].reshape((MAX_UNITS, UNIT_CARDS)),
+        st[HELD:HELD + SEATS * EFF_SUITS].reshape((SEATS, EFF_SUITS)),
+        st[HPAIRS:HPAIRS + SEATS * EFF_SUITS].reshape((SEATS, EFF_SUITS)),
+        st[RESULT:RESULT + D_FIELDS],
+        st[ANSWER:ANSWER + CARDS],
+        st[UNITS:UNITS + MAX_UNITS * UNIT_FIELDS].reshape((MAX_UNITS, UNIT_FIELDS)),
+        st[UCARDS:UCARDS + MAX_UNITS * UNIT_CARDS].reshape((MAX_UNITS, UNIT_CARDS)),
+        st[THROW:THROW + THROW_FIELDS],
+    )
+
