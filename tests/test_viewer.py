@@ -117,3 +117,27 @@ def test_viewer_in_a_headless_browser(deal, tmp_path):
     assert shot.stat().st_size > 10_000
     assert problems == [] and dialogs == []
     print(f"\nviewer screenshot: {shot} ({shot.stat().st_size} bytes)")
+
+
+def test_report_links_example_deals(tmp_path):
+    (tmp_path / "tiny.toml").write_text('name = "tiny"\nseed = 4\nmode = "fixed"\ncount = 5\nduplicate = true\n'
+                                        '[[matchup]]\na = "basic"\nb = "random"\n')
+    r = CliRunner().invoke(main, ["run", str(tmp_path / "tiny.toml"), "--out", str(tmp_path / "run"), "--quiet",
+                                  "--workers", "1"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    run = tmp_path / "run"
+    md = (run / "report.md").read_text()
+    html = (run / "report.html").read_text()
+    links = [line for line in md.splitlines() if line.startswith("- [") and "](viewer/" in line]
+    assert len(links) == 4  # best and worst for each of two policies
+    assert any(line.startswith("- [basic: best deal, ") for line in links)
+    for line in links:
+        href = line.split("](")[1].rstrip(")")
+        assert (run / href).exists() and f'href="{href}"' in html
+    records = REC.read(run / "viewer" / "examples.jsonl")
+    assert 1 <= len(records) <= 4 and all(rec["source"]["matchup"] == "basic-vs-random" for rec in records)
+
+
+def test_report_without_replayable_deals_says_why(tmp_path):
+    blocks = viewer.report_blocks(tmp_path)
+    assert blocks[0] == ("h", 2, "Example deals") and "not a finished run directory" in blocks[1][1]

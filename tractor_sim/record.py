@@ -100,54 +100,68 @@ def parse_ids(text: str) -> list[int]:
     return list(dict.fromkeys(ids))
 
 
-def export(run_dir, deal_ids, matchups=None, halves=None):
-    """Yield the records of a run's deals, replayed by seed with the manifest's policies and rules.
-
-    Each replayed result is compared with the stored row: a deal that plays
-    differently now (changed strategies or kernels) is an error, not a record.
-    """
+def open_run(run_dir, columns=None):
+    """(manifest, deals table) of a finished run directory; RecordError if it is not one."""
     import pandas as pd
-
-    from tractor_sim.replay import replay
 
     run_dir = Path(run_dir)
     try:
         manifest = json.loads((run_dir / "manifest.json").read_text())
-        deals = pd.read_parquet(run_dir / "deals.parquet")
+        deals = pd.read_parquet(run_dir / "deals.parquet", columns=columns)
     except (OSError, ValueError) as e:
         raise RecordError(f"{run_dir}: not a finished run directory ({e})") from None
-    exp = manifest["experiment"]
-    known = [m["name"] for m in exp["matchups"]]
+    return manifest, deals
+
+
+def export(run_dir, deal_ids, matchups=None, halves=None):
+    """Yield the records of a run's deals (ids ``deal_ids`` of every chosen matchup and half)."""
+    manifest, deals = open_run(run_dir)
+    known = [m["name"] for m in manifest["experiment"]["matchups"]]
     for name in matchups or ():
         if name not in known:
             raise RecordError(f"--matchup: {name!r} is not a matchup of {run_dir}; it has {', '.join(known)}")
     names = deals["matchup"].astype(str).to_numpy()
-    for m in exp["matchups"]:
-        if matchups and m["name"] not in matchups:
-            continue
+    chosen = []
+    for name in known:
         for half in (0, 1):
-            if halves is not None and half not in halves:
+            if (matchups and name not in matchups) or (halves is not None and half not in halves):
                 continue
-            rows = deals[(names == m["name"]) & (deals["half"].to_numpy() == half)].set_index("deal_id")
+            rows = deals[(names == name) & (deals["half"].to_numpy() == half)]
             if not len(rows):
                 continue
             for deal_id in deal_ids:
-                if deal_id not in rows.index:
-                    raise RecordError(f"deal {deal_id} is not in {run_dir} (matchup {m['name']}, half {half}: "
-                                      f"deal ids {rows.index.min()} to {rows.index.max()})")
-                pols = (m["a"], m["b"]) if half == 0 else (m["b"], m["a"])
-                rec = replay(seed=int(exp["seed"]), deal_id=int(deal_id), policies=pols, mode=exp["mode"],
-                             levels=tuple(exp.get("levels", (0, 0))), declaring_team=exp.get("declaring_team", 0),
-                             rules=exp.get("rules"), modules=tuple(exp.get("strategy_modules", ())))
-                rec["source"] = {"run": str(run_dir), "matchup": m["name"], "half": half}
-                stored = rows.loc[deal_id]
-                for col, value in rec["result"].items():
-                    if col in stored.index and int(stored[col]) != value:
-                        raise RecordError(
-                            f"deal {deal_id} (matchup {m['name']}, half {half}) replays differently from the run: "
-                            f"{col} {value} now, {int(stored[col])} stored; the strategies or the kernels changed "
-                            "since the run")
-                yield rec
+                if deal_id not in set(rows["deal_id"]):
+                    raise RecordError(f"deal {deal_id} is not in {run_dir} (matchup {name}, half {half}: "
+                                      f"deal ids {rows['deal_id'].min()} to {rows['deal_id'].max()})")
+                chosen.append(rows[rows["deal_id"].to_numpy() == deal_id].iloc[0])
+    yield from export_rows(run_dir, manifest, chosen)
+
+
+def export_rows(run_dir, manifest, rows):
+    """Yield the records of stored deal rows (each with matchup, half, deal_id), replayed by seed
+    with the manifest's policies and rules.
+
+    Each replayed result is compared with the row's other columns: a deal that
+    plays differently now (changed strategies or kernels) is an error, not a record.
+    """
+    from tractor_sim.replay import replay
+
+    exp = manifest["experiment"]
+    by_name = {m["name"]: m for m in exp["matchups"]}
+    for stored in rows:
+        m, half, deal_id = by_name[str(stored["matchup"])], int(stored["half"]), int(stored["deal_id"])
+        pols = (m["a"], m["b"]) if half == 0 else (m["b"], m["a"])
+        rec = replay(seed=int(exp["seed"]), deal_id=deal_id, policies=pols, mode=exp["mode"],
+                     levels=tuple(exp.get("levels", (0, 0))), declaring_team=exp.get("declaring_team", 0),
+                     rules=exp.get("rules"), modules=tuple(exp.get("strategy_modules", ())))
+        rec["source"] = {"run": str(run_dir), "matchup": m["name"], "half": half}
+        for col, value in rec["result"].items():
+            if col in stored.index and int(stored[col]) != value:
+                raise RecordError(
+                    f"deal {deal_id} (matchup {m['name']}, half {half}) replays differently from the run: "
+                    f"{col} {value} now, {int(stored[col])} stored; the strategies or the kernels changed "
+                    "since the run")
+        yield rec
 
 
 def trick_input(rec: dict, number: int) -> dict:
@@ -204,5 +218,5 @@ def differences(a: dict, b: dict) -> list[str]:
     return out
 
 
-__all__ = ["RecordError", "schema", "validate", "read", "load", "write", "parse_ids", "export", "trick_input",
+__all__ = ["RecordError", "schema", "validate", "read", "load", "write", "parse_ids", "open_run", "export", "export_rows", "trick_input",
            "replay_again", "differences"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:1em auto;max-width:1150px;padding:0 1em;background:#f4f1ea;color:#222}
@@ -244,4 +245,57 @@ def page(rec: dict) -> str:
             f"<script>{SCRIPT}</script>\n</body></html>\n")
 
 
-__all__ = ["page"]
+MAX_POLICIES = 6  # a report links two deals per policy: keep it to a few
+
+
+def examples(run_dir, max_policies: int = MAX_POLICIES) -> list[tuple[str, str]]:
+    """Write the viewer pages of each policy's best and worst deal (by its team's level change)
+    into run_dir/viewer/, with their records in examples.jsonl; return (label, path relative
+    to run_dir) pairs for the report to link."""
+    import numpy as np
+
+    from tractor_sim import record as REC
+
+    run_dir = Path(run_dir)
+    cols = ["matchup", "policy0", "policy1", "half", "deal_id", "gain", "gain_team", "opp_points",
+            "level0_after", "level1_after"]
+    manifest, deals = REC.open_run(run_dir, columns=cols)
+    gain, team = deals["gain"].to_numpy(np.int64), deals["gain_team"].to_numpy()
+    change0 = np.where(team == 0, gain, np.where(team == 1, -gain, 0))
+    p0, p1 = deals["policy0"].astype(str).to_numpy(), deals["policy1"].astype(str).to_numpy()
+    chosen = []  # (label, row index), by policy
+    for policy in list(dict.fromkeys([*p0, *p1]))[:max_policies]:
+        change = np.where(p0 == policy, change0, -change0).astype(float)
+        change[(p0 != policy) & (p1 != policy)] = np.nan
+        for word, i in (("best", int(np.nanargmax(change))), ("worst", int(np.nanargmin(change)))):
+            chosen.append((f"{policy}: {word} deal, {int(change[i]):+d} levels", i))
+    rows = list(dict.fromkeys(i for _, i in chosen))
+    out_dir = run_dir / "viewer"
+    out_dir.mkdir(exist_ok=True)
+    records = list(REC.export_rows(run_dir, manifest, [deals.iloc[i] for i in rows]))
+    REC.write(records, out_dir / "examples.jsonl")
+    matchup_no = {m["name"]: n for n, m in enumerate(manifest["experiment"]["matchups"])}
+    pages = {}
+    for i, rec in zip(rows, records):
+        src = rec["source"]
+        name = f"deal-{matchup_no[src['matchup']]}-h{src['half']}-{rec['deal_id']}.html"
+        (out_dir / name).write_text(page(rec))
+        pages[i] = (f" (matchup {src['matchup']}, half {src['half']}, deal {rec['deal_id']})", f"viewer/{name}")
+    links = [(label + pages[i][0], pages[i][1]) for label, i in chosen]
+    return links
+
+
+def report_blocks(run_dir) -> list[tuple]:
+    """The report's "Example deals" section: links to the pages of ``examples``, or why there are none."""
+    head = [("h", 2, "Example deals")]
+    try:
+        links = examples(run_dir)
+    except (ValueError, KeyError, OSError, RuntimeError) as e:  # a report is still useful without them
+        why = f"the manifest has no field {e}" if isinstance(e, KeyError) else str(e)
+        return head + [("p", f"Skipped: the deals could not be replayed ({why}).")]
+    return head + [("p", "Each policy's best and worst deal by its team's level change, replayed from the seed "
+                         "(open in a browser; step with the arrow keys). Records: viewer/examples.jsonl."),
+                   ("links", links)]
+
+
+__all__ = ["page", "examples", "report_blocks"]
