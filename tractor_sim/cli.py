@@ -96,8 +96,23 @@ def _record_trick(path, index, trick_no) -> dict:
 
 # --------------------------------------------------------------------------- rules
 @main.command("rules")
-def rules_cmd():
-    """List the rule presets and every option with its default and choices."""
+@click.option("--explain", "option", metavar="OPTION", help="Print the rule book's passage about one option.")
+def rules_cmd(option):
+    """List the rule presets and every option with its default and choices.
+
+    \b
+    The full rule book: docs/rules.md. Examples:
+      tractor-sim rules
+      tractor-sim rules --explain kitty_multiplier
+    """
+    if option:
+        from tractor_sim import rulebook
+
+        try:
+            click.echo(rulebook.passage(option))
+        except RulesError as e:
+            _fail(str(e))
+        return
     default = Rules()
     click.echo("Presets: " + ", ".join(f"{k}" + (" (default)" if k == "standard" else "") for k in PRESETS))
     for name, rules in PRESETS.items():
@@ -109,6 +124,7 @@ def rules_cmd():
         choices = CHOICES.get(k)
         kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
+    click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
 
 
 # --------------------------------------------------------------------------- strategies
