@@ -191,3 +191,13 @@ def test_schema_covers_every_rule_option_and_result_column():
     props = REC.schema()["properties"]
     assert set(props["rules"]["required"]) == set(Rules().to_dict())
     assert set(props["result"]["required"]) == set(DEAL_DTYPE.names)
+
+
+def test_actions_list_every_decision_in_order(exported):
+    rec = REC.load(exported, 2)
+    acts = REC.actions(rec)
+    plays = [a for a in acts if a["type"] == "play"]
+    assert [a["type"] for a in acts[:len(rec["declarations"])]] == ["declare"] * len(rec["declarations"])
+    assert acts[len(rec["declarations"])] == {"type": "bury", "seat": rec["starter"], "cards": rec["buried"]}
+    assert len(plays) == 4 * len(rec["tricks"]) and plays[0]["seat"] == rec["starter"]
+    assert sum(len(a["cards"]) for a in plays) == 100

@@ -188,6 +188,25 @@ def trick_input(rec: dict, number: int) -> dict:
             "hands": [sorted(h.elements()) for h in hands], "plays": plays}
 
 
+def actions(rec: dict) -> list[dict]:
+    """The record's decisions in the order they were taken, for a step API to apply one by one:
+    declare (with ``drawn``, the cards drawn by then), bid, show, name (the auction's trump
+    suit), bury, play (a failed throw as attempted: the rules then force its part)."""
+    out = [{"type": "declare", "seat": d["seat"], "kind": d["kind"], "card": d["card"], "drawn": d.get("drawn")}
+           for d in rec["declarations"]]
+    for a in rec.get("auction", []):
+        out.append({"type": "bid", "seat": a["seat"], "bid": a["bid"]} if "bid" in a
+                   else {"type": "show", "seat": a["seat"], "card": a["shows"]})
+    if rec.get("auction"):
+        out.append({"type": "name", "seat": rec["starter"], "suit": rec["trump"]["suit"]})
+    out.append({"type": "bury", "seat": rec["starter"], "cards": rec["buried"]})
+    for tr in rec["tricks"]:
+        for i, p in enumerate(tr["plays"]):
+            cards = tr["failed_throw"]["attempted"] if i == 0 and "failed_throw" in tr else p["cards"]
+            out.append({"type": "play", "seat": p["seat"], "cards": cards, "trick": tr["trick"]})
+    return out
+
+
 def replay_again(rec: dict) -> dict:
     """Play a record's deal again from its seed, policies and rules (a record from elsewhere
     without ``policy_specs`` cannot be)."""
@@ -218,5 +237,5 @@ def differences(a: dict, b: dict) -> list[str]:
     return out
 
 
-__all__ = ["RecordError", "schema", "validate", "read", "load", "write", "parse_ids", "open_run", "export", "export_rows", "trick_input",
-           "replay_again", "differences"]
+__all__ = ["RecordError", "schema", "validate", "read", "load", "write", "parse_ids", "open_run", "export",
+           "export_rows", "trick_input", "actions", "replay_again", "differences"]
