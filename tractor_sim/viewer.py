@@ -166,7 +166,12 @@ function setup() {
       (t.set_by ? ' (set by ' + t.set_by + ')' : '')],
     ['Starter', 'seat ' + D.starter + (D.redeals ? '; ' + D.redeals + ' redeal(s) before' : '')],
   ];
-  rows.forEach(([k, v]) => { const d = el('div'); d.appendChild(el('b', '', k + ': ')); d.appendChild(el('span', '', v)); info.appendChild(d); });
+  rows.forEach(([k, v]) => {
+    const d = el('div');
+    d.appendChild(el('b', '', k + ': '));
+    d.appendChild(el('span', '', v));
+    info.appendChild(d);
+  });
   const decl = document.getElementById('declarations');
   if (!D.declarations.length && !(D.auction || []).length) decl.textContent = 'No declarations.';
   D.declarations.forEach(d => {
