@@ -26,7 +26,10 @@ def _browser() -> str | None:
 @pytest.fixture(scope="module")
 def deal():
     """A deal with a failed throw, a hostile policy name and a note on a play."""
-    import reference_deal as RD
+    try:  # the same module object as the other tests (it registers strategies once)
+        from tests import reference_deal as RD
+    except ImportError:
+        import reference_deal as RD
 
     RD.register_test_policies()
     for deal_id in range(40):
