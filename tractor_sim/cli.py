@@ -383,7 +383,8 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
 # --------------------------------------------------------------------------- export
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, exists=True))
-@click.option("--deals", "deal_spec", required=True, help="Deal ids and ranges, e.g. 0-9,42.")
+@click.option("--deals", "deal_spec", required=True,
+              help="Deal ids and ranges, e.g. 0-9,42 (match mode: match_id*1000 + deal in match).")
 @click.option("--out", default="-", show_default=True, help="The JSON Lines file to write (- for stdout).")
 @click.option("--matchup", "matchups", multiple=True, help="Only this matchup (repeatable; default all).")
 @click.option("--half", type=click.IntRange(0, 1), help="Only this half of duplicate deals (default both).")

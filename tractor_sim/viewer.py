@@ -273,7 +273,8 @@ def examples(run_dir, max_policies: int = MAX_POLICIES) -> list[tuple[str, str]]
         change = np.where(p0 == policy, change0, -change0).astype(float)
         change[(p0 != policy) & (p1 != policy)] = np.nan
         for word, i in (("best", int(np.nanargmax(change))), ("worst", int(np.nanargmin(change)))):
-            chosen.append((f"{policy}: {word} deal, {int(change[i]):+d} levels", i))
+            n = int(change[i])
+            chosen.append((f"{policy}: {word} deal, {n:+d} level{'' if abs(n) == 1 else 's'}", i))
     rows = list(dict.fromkeys(i for _, i in chosen))
     out_dir = run_dir / "viewer"
     out_dir.mkdir(exist_ok=True)
