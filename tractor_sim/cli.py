@@ -28,7 +28,8 @@ def main():
       tractor-sim run experiments/quickstart.toml
       tractor-sim compare basic random --deals 20000 --sprt 0,0.05
       tractor-sim judge trick.json --explain
-      tractor-sim replay --seed 42 --deal 7 --a basic --b random
+      tractor-sim replay --seed 42 --deal 7 --a basic --b random --html deal.html
+      tractor-sim export runs/quickstart --deals 0-9 --out deals.jsonl
       tractor-sim strategies
       tractor-sim rules
     """
@@ -36,25 +37,37 @@ def main():
 
 # --------------------------------------------------------------------------- judge
 @main.command()
-@click.argument("file", type=click.File("r"))
+@click.argument("file", type=click.File("r"), required=False)
 @click.option("--explain", is_flag=True, help="Add a sentence per play: why legal or not, why the winner wins.")
-def judge(file, explain):
-    """Judge one trick given as JSON (FILE, or - for stdin).
+@click.option("--record", "record_file", type=click.Path(dir_okay=False),
+              help="Judge a trick of a deal record file (JSON Lines) instead of FILE.")
+@click.option("--index", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With --record: which record of the file (0-based).")
+@click.option("--trick", "trick_no", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --record: which trick (1-based).")
+def judge(file, explain, record_file, index, trick_no):
+    """Judge one trick given as JSON (FILE, or - for stdin), or a trick of a deal record.
 
     \b
     Input: {"trump": {"rank": "2", "suit": "H"}, "rules": {...}, "leader": 0,
             "declarers": [0, 2], "hands": [4 card lists, optional],
             "plays": [card lists in playing order]}
-    Example:
+    Examples:
       echo '{"trump": {"rank": "2", "suit": "H"},
              "plays": [["AS"], ["3S"], ["BJ"], ["KS"]]}' | tractor-sim judge - --explain
+      tractor-sim judge --record deals.jsonl --index 3 --trick 5 --explain
     """
     from tractor_sim import referee
 
-    try:
-        data = json.load(file)
-    except json.JSONDecodeError as e:
-        _fail(f"input is not valid JSON: {e}")
+    if record_file:
+        data = _record_trick(record_file, index, trick_no)
+    elif file is None:
+        _fail("give a trick file (FILE, or - for stdin) or --record FILE")
+    else:
+        try:
+            data = json.load(file)
+        except json.JSONDecodeError as e:
+            _fail(f"input is not valid JSON: {e}")
     if not isinstance(data, dict):
         _fail("input: expected a JSON object")
     known = {"trump", "rules", "leader", "declarers", "hands", "plays"}
@@ -72,10 +85,34 @@ def judge(file, explain):
     click.echo(json.dumps(out, indent=2))
 
 
+def _record_trick(path, index, trick_no) -> dict:
+    from tractor_sim import record as REC
+
+    try:
+        return REC.trick_input(REC.load(path, index), trick_no)
+    except REC.RecordError as e:
+        _fail(str(e))
+
+
 # --------------------------------------------------------------------------- rules
 @main.command("rules")
-def rules_cmd():
-    """List the rule presets and every option with its default and choices."""
+@click.option("--explain", "option", metavar="OPTION", help="Print the rule book's passage about one option.")
+def rules_cmd(option):
+    """List the rule presets and every option with its default and choices.
+
+    \b
+    The full rule book: docs/rules.md. Examples:
+      tractor-sim rules
+      tractor-sim rules --explain kitty_multiplier
+    """
+    if option:
+        from tractor_sim import rulebook
+
+        try:
+            click.echo(rulebook.passage(option))
+        except RulesError as e:
+            _fail(str(e))
+        return
     default = Rules()
     click.echo("Presets: " + ", ".join(f"{k}" + (" (default)" if k == "standard" else "") for k in PRESETS))
     for name, rules in PRESETS.items():
@@ -87,6 +124,7 @@ def rules_cmd():
         choices = CHOICES.get(k)
         kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
+    click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
 
 
 # --------------------------------------------------------------------------- strategies
@@ -276,8 +314,8 @@ def report(run_dir):
 
 # --------------------------------------------------------------------------- replay
 @main.command()
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), required=True, help="The run's root seed.")
-@click.option("--deal", "deal_id", type=click.IntRange(min=0), required=True,
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="The run's root seed.")
+@click.option("--deal", "deal_id", type=click.IntRange(min=0),
               help="Deal id (fixed mode), or match_id*1000 + deal in match (match mode).")
 @click.option("--a", "policy_a", default="basic", show_default=True, help="Policy of team 0 (seats 0, 2).")
 @click.option("--b", "policy_b", default="basic", show_default=True, help="Policy of team 1 (seats 1, 3).")
@@ -286,28 +324,98 @@ def report(run_dir):
 @click.option("--declaring-team", type=click.IntRange(0, 1), default=0, show_default=True)
 @click.option("--rules", "rules_json", default="{}", help='Rule options as JSON, e.g. \'{"preset": "standard"}\'.')
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, fmt):
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: the deal record (docs/records.md).")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False),
+              help="Read the deal from a deal record file (JSON Lines) instead of playing it.")
+@click.option("--index", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With --record: which record of the file (0-based).")
+@click.option("--verify", is_flag=True, help="With --record: play the deal again and check every event matches.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False),
+              help="Also write a self-contained page that steps through the deal in a browser.")
+def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, fmt, record_file,
+           index, verify, html_out):
     """Print one deal trick by trick: hands, declarations, kitty, plays, result.
 
     \b
-    Example:
+    Examples:
       tractor-sim replay --seed 42 --deal 7 --a basic --b random
+      tractor-sim replay --seed 42 --deal 7 --html deal.html
+      tractor-sim replay --record deals.jsonl --index 3 --verify --html deal3.html
     """
+    from tractor_sim import record as REC
     from tractor_sim import replay as R
     from tractor_sim.cards import CardError, parse_rank
 
     _load_strategies(modules)
     try:
-        lv = tuple(parse_rank(x) for x in levels.split(","))
-        if len(lv) != 2:
-            raise CardError("expected two levels")
-        rules = json.loads(rules_json)
-        data = R.replay(seed=seed, deal_id=deal_id, policies=(policy_a, policy_b), mode=mode, levels=lv,
-                        declaring_team=declaring_team, rules=rules, modules=modules)
+        if record_file:
+            data = REC.load(record_file, index)
+            if verify:
+                _load_strategies(data.get("strategy_modules", ()))
+                diff = REC.differences(data, REC.replay_again(data))
+                if diff:
+                    _fail(f"{record_file}, record {index}: playing the deal again differs in " + ", ".join(diff), 1)
+        else:
+            if seed is None or deal_id is None:
+                _fail("give --seed and --deal, or --record FILE")
+            lv = tuple(parse_rank(x) for x in levels.split(","))
+            if len(lv) != 2:
+                raise CardError("expected two levels")
+            rules = json.loads(rules_json)
+            data = R.replay(seed=seed, deal_id=deal_id, policies=(policy_a, policy_b), mode=mode, levels=lv,
+                            declaring_team=declaring_team, rules=rules, modules=modules)
     except (CardError, json.JSONDecodeError, RulesError, ValueError) as e:
         _fail(str(e))
     click.echo(json.dumps(data, indent=2) if fmt == "json" else R.as_text(data))
+    if verify:
+        click.echo("verified: playing the deal again gives the same events and result", err=True)
+    if html_out:
+        from tractor_sim import viewer
+
+        try:
+            Path(html_out).write_text(viewer.page(data))
+        except OSError as e:
+            _fail(f"--html: cannot write {html_out}: {e.strerror or e}")
+        click.echo(f"viewer: {html_out}", err=True)
+
+
+# --------------------------------------------------------------------------- export
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, exists=True))
+@click.option("--deals", "deal_spec", required=True,
+              help="Deal ids and ranges, e.g. 0-9,42 (match mode: match_id*1000 + deal in match).")
+@click.option("--out", default="-", show_default=True, help="The JSON Lines file to write (- for stdout).")
+@click.option("--matchup", "matchups", multiple=True, help="Only this matchup (repeatable; default all).")
+@click.option("--half", type=click.IntRange(0, 1), help="Only this half of duplicate deals (default both).")
+def export(run_dir, deal_spec, out, matchups, half):
+    """Write deals of a run as deal records (JSON Lines), replaying them by seed.
+
+    \b
+    One record per deal, matchup and half; the format is in docs/records.md.
+    Examples:
+      tractor-sim export runs/quickstart --deals 0-9,42 --out deals.jsonl
+      tractor-sim export runs/quickstart --deals 7 --matchup basic-vs-random --half 1
+    """
+    from tractor_sim import record as REC
+
+    try:
+        manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
+    except (OSError, ValueError) as e:
+        _fail(f"{run_dir}: not a finished run directory: cannot read its manifest.json ({e})")
+    _load_strategies(manifest.get("experiment", {}).get("strategy_modules", ()))
+    try:
+        records = list(REC.export(run_dir, REC.parse_ids(deal_spec), matchups=matchups or None,
+                                  halves=None if half is None else (half,)))
+    except (ValueError, KeyError) as e:
+        _fail(str(e))
+    if not records:
+        _fail(f"{run_dir}: no deals matched")
+    try:
+        n = REC.write(records, sys.stdout if out == "-" else out)
+    except OSError as e:
+        _fail(f"--out: cannot write {out}: {e.strerror or e}")
+    click.echo(f"wrote {n} deal records to {out}", err=True)
 
 
 # --------------------------------------------------------------------------- compare

@@ -1,15 +1,19 @@
-"""Replay one deal from its seed and id, with the same kernel that played it."""
+"""Replay one deal from its seed and id, with the same kernel that played it.
+
+The deal comes back as a deal record (docs/records.md, "Deal records"): the
+kernel's event log read into plain data, the same thing ``export`` writes.
+"""
 
 from __future__ import annotations
 
-
-from tractor_sim.cards import SUITS, card_str
-from tractor_sim.engine import ChunkSpec, DEAL_DTYPE, run_chunk
+from tractor_sim.cards import RANKS, SUITS, card_str
+from tractor_sim.engine import DEAL_DTYPE, ChunkSpec, _policy_name, run_chunk
 from tractor_sim.kernels import deal as D
 from tractor_sim.kernels.match import MAX_DEALS_PER_MATCH
 from tractor_sim.rules import as_rules
-from tractor_sim.cards import RANKS
 
+FORMAT = "tractor-sim-deal"
+VERSION = 1
 SOURCES = ("a single", "a pair", "a joker pair", "the kitty flip", "the starter after the auction")
 DECL_KINDS = {1: "single", 2: "pair", 3: "joker pair"}
 
@@ -20,34 +24,50 @@ def _cards(counts) -> list[str]:
 
 def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", levels=(0, 0),
            declaring_team=0, rules=None, modules=()) -> dict:
-    """The events of one deal as plain data (what ``replay --format json`` prints)."""
+    """The deal record of one deal (what ``replay --format json`` prints and ``export`` writes)."""
     first = deal_id if mode == "fixed" else deal_id // MAX_DEALS_PER_MATCH
-    spec = ChunkSpec(matchup="replay", policies=tuple(policies), names=tuple(map(str, policies)), half=0,
-                     mode=mode, first_id=first, count=1, seed=int(seed), rules=as_rules(rules).to_dict(),
+    rules = as_rules(rules).to_dict()
+    names = tuple(_policy_name(p) for p in policies)
+    spec = ChunkSpec(matchup="replay", policies=tuple(policies), names=names, half=0,
+                     mode=mode, first_id=first, count=1, seed=int(seed), rules=rules,
                      levels=tuple(levels), declaring_team=declaring_team, modules=tuple(modules))
     res = run_chunk(spec, log_id=deal_id)
     rows = res.deals[res.deals["deal_id"] == deal_id]
     if not len(rows):
         raise ValueError(f"deal {deal_id} was not played (match {first} had {len(res.deals)} deals)")
-    rec = {name: int(rows[0][name]) for name in DEAL_DTYPE.names}
-    log = res.extra["log"]
-    out = {"seed": seed, "deal_id": deal_id, "mode": mode, "policies": list(map(str, policies)),
-           "declarations": [], "redeals": 0, "hands": {}, "tricks": [], "result": rec}
-    trick = None
+    result = {name: int(rows[0][name]) for name in DEAL_DTYPE.names}
+    out = {"format": FORMAT, "version": VERSION, "seed": int(seed), "deal_id": int(deal_id), "mode": mode,
+           "rules": rules, "policies": list(names), "policy_specs": list(policies),
+           "strategy_modules": list(modules),
+           "levels": [RANKS[result["level0_before"]], RANKS[result["level1_before"]]],
+           "declaring_team": result["declaring_team"], "dealer": result["dealer"], "redeals": 0,
+           "declarations": []}
+    out.update(_events(res.extra["log"], result))
+    out["result"] = result
+    return out
+
+
+def _events(log, result) -> dict:
+    """Read the kernel's LOG_* rows into the record's event fields."""
+    out = {"declarations": [], "redeals": 0, "hands": [[], [], [], []], "tricks": []}
+    trick, drawn = None, 0
     for ev in log:
         kind, seat, a, b = (int(x) for x in ev[:4])
         cards = ev[4:]
-        if kind == D.LOG_BID:
+        if kind == D.LOG_DRAW:
+            drawn += 1
+        elif kind == D.LOG_BID:
             out.setdefault("auction", []).append({"seat": seat, "bid": a})
         elif kind == D.LOG_SHOW:
             out.setdefault("auction", []).append({"seat": seat, "shows": card_str(a)})
         elif kind == D.LOG_DECLARE:
-            out["declarations"].append({"seat": seat, "kind": DECL_KINDS[a], "card": card_str(b)})
+            out["declarations"].append({"seat": seat, "kind": DECL_KINDS[a], "card": card_str(b), "drawn": drawn})
         elif kind == D.LOG_REDEAL:
             out["redeals"] = a + 1
             out["declarations"] = []
+            drawn = 0
         elif kind == D.LOG_TRUMP:
-            out["trump"] = {"rank": RANKS[rec["trump_rank"]], "suit": SUITS[a] if a < 4 else None,
+            out["trump"] = {"rank": RANKS[result["trump_rank"]], "suit": SUITS[a] if a < 4 else None,
                             "set_by": SOURCES[b]}
             out["starter"] = seat
         elif kind == D.LOG_HAND:
@@ -59,8 +79,8 @@ def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", l
         elif kind == D.LOG_LEAD:
             trick = {"trick": a + 1, "leader": seat, "plays": [{"seat": seat, "cards": _cards(cards)}]}
         elif kind == D.LOG_FAILED_THROW:
-            trick["failed_throw"] = {"blocked_by": a, "penalty": b, "led_instead": _cards(cards)}
-            trick["plays"][0]["cards_led"] = _cards(cards)
+            trick["failed_throw"] = {"attempted": trick["plays"][0]["cards"], "blocked_by": a, "penalty": b}
+            trick["plays"][0]["cards"] = _cards(cards)
         elif kind == D.LOG_FOLLOW:
             trick["plays"].append({"seat": seat, "cards": _cards(cards)})
         elif kind == D.LOG_TRICK:
@@ -70,12 +90,20 @@ def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", l
     return out
 
 
+def level_text(level: int) -> str:
+    """A team level 0..12 as its rank; past the Ace as 'A+'."""
+    return RANKS[min(12, level)] + ("+" if level > 12 else "")
+
+
 def as_text(data: dict) -> str:
-    """A readable trick-by-trick account of ``replay``'s data."""
+    """A readable trick-by-trick account of a deal record."""
     r = data["result"]
     t = data["trump"]
     lines = [f"Deal {data['deal_id']} (seed {data['seed']}, {data['mode']} mode): "
              f"team 0 = {data['policies'][0]}, team 1 = {data['policies'][1]}"]
+    src = data.get("source")
+    if src:
+        lines.append(f"From run {src.get('run', '?')}, matchup {src.get('matchup', '?')}, half {src.get('half', '?')}")
     if data["redeals"]:
         lines.append(f"Redeals before this deal: {data['redeals']}")
     for d in data["declarations"]:
@@ -84,8 +112,8 @@ def as_text(data: dict) -> str:
         lines.append(f"  seat {e['seat']} " + (f"bids {e['bid']}" if "bid" in e else f"shows {e['shows']}"))
     lines.append(f"Trump: rank {t['rank']}, suit {t['suit'] or 'none'} (set by {t['set_by']}); "
                  f"starter seat {data['starter']}, declaring team {r['declaring_team']}")
-    for seat in sorted(data["hands"]):
-        lines.append(f"  hand {seat}: {' '.join(data['hands'][seat])}")
+    for seat, hand in enumerate(data["hands"]):
+        lines.append(f"  hand {seat}: {' '.join(hand)}")
     lines.append(f"Kitty dealt: {' '.join(data['kitty'])}")
     lines.append(f"Buried:      {' '.join(data['buried'])} ({r['kitty_points']} points)")
     for tr in data["tricks"]:
@@ -93,16 +121,16 @@ def as_text(data: dict) -> str:
         extra = ""
         if "failed_throw" in tr:
             f = tr["failed_throw"]
-            extra = (f"  [throw failed: seat {f['blocked_by']} can beat it; leads "
-                     f"{' '.join(f['led_instead'])}; penalty {abs(f['penalty'])}]")
+            extra = (f"  [throw {' '.join(f['attempted'])} failed: seat {f['blocked_by']} can beat it; "
+                     f"penalty {abs(f['penalty'])}]")
         lines.append(f"Trick {tr['trick']:2d}  {plays}  -> seat {tr['winner']} ({tr['points']} pts){extra}")
+        lines += [f"          note, seat {p['seat']}: {p['note']}" for p in tr["plays"] if p.get("note")]
     lines.append(f"Opponents: {r['trick_points']} from tricks + {r['kitty_bonus']} kitty bonus "
                  f"{r['throw_penalty']:+d} penalties = {r['opp_points']}")
     gainer = {0: "team 0", 1: "team 1", -1: "nobody"}[r["gain_team"]]
-    lines.append(f"Result: {gainer} +{r['gain']}; levels {RANKS[min(12, r['level0_after'])]}"
-                 f"{'+' if r['level0_after'] > 12 else ''} / {RANKS[min(12, r['level1_after'])]}"
-                 f"{'+' if r['level1_after'] > 12 else ''}")
+    lines.append(f"Result: {gainer} +{r['gain']}; levels {level_text(r['level0_after'])} / "
+                 f"{level_text(r['level1_after'])}")
     return "\n".join(lines)
 
 
-__all__ = ["replay", "as_text"]
+__all__ = ["replay", "as_text", "FORMAT", "VERSION"]

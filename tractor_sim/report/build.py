@@ -267,6 +267,8 @@ def _markdown(blocks: list[tuple]) -> str:
             out.append(_md_table(args[0]))
         elif kind == "figure":
             out.append(f"![{args[1]}]({args[0]})\n\n*{args[1]}*")
+        elif kind == "links":
+            out.append("\n".join(f"- [{text}]({href})" for text, href in args[0]))
     return "\n\n".join(out) + "\n"
 
 
@@ -295,6 +297,9 @@ def _html(blocks: list[tuple], title: str, run_dir: Path) -> str:
             data = base64.b64encode((run_dir / args[0]).read_bytes()).decode("ascii")
             out.append(f'<figure><img alt="{html.escape(args[1])}" src="data:image/png;base64,{data}">'
                        f"<figcaption>{html.escape(args[1])}</figcaption></figure>")
+        elif kind == "links":
+            out.append("<ul>" + "".join(f'<li><a href="{html.escape(h)}">{html.escape(t)}</a></li>'
+                                        for t, h in args[0]) + "</ul>")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
             f"<style>{CSS}</style></head><body>\n" + "\n".join(out) + "\n</body></html>\n")
 
@@ -425,6 +430,9 @@ def build_report(run_dir) -> tuple[Path, Path]:
     if not markov:
         b += [("p", "Win probability heatmap: skipped, no matchup of two policies with both declaring.")]
 
+    from tractor_sim.viewer import report_blocks
+
+    b += report_blocks(run_dir)
     b += [("h", 2, "Reproduce"),
           ("p", f"Run this command (root seed {manifest.get('seed', '')}); the same seed gives the same tables:"),
           ("code", str(manifest.get("command", "")), "sh"),
