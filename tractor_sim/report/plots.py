@@ -99,7 +99,7 @@ def plot_level_change(summary: pd.DataFrame, path) -> Path:
     ax.errorbar(mean, y, xerr=np.nan_to_num(err), fmt="o", capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(y, labels)
-    ax.set_xlabel("mean level change per deal (95% CI, deals taken as independent)")
+    ax.set_xlabel("level change per deal (95% CI, clustered by deal pair or match pair)")
     ax.set_title("Level change per deal")
     return _save(fig, path)
 
@@ -176,4 +176,20 @@ def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probabil
     ax.set_ylabel(table.index.name or "")
     ax.set_title(title)
     fig.colorbar(im, ax=ax, shrink=0.8)
+    return _save(fig, path)
+
+
+def plot_ratings(ratings: pd.DataFrame, path, anchor: str) -> Path:
+    """Ratings with their intervals (clustered by deal id), top-rated first."""
+    r = ratings.reset_index(drop=True)
+    fig = _figure(7, 1.2 + 0.4 * len(r))
+    ax = fig.add_subplot()
+    y = np.arange(len(r))[::-1]
+    mean = r["rating"].to_numpy(float)
+    err = np.vstack([mean - r["low"].to_numpy(float), r["high"].to_numpy(float) - mean])
+    ax.errorbar(mean, y, xerr=np.nan_to_num(err), fmt="o", capsize=3)
+    ax.axvline(0, color="grey", linewidth=0.8)
+    ax.set_yticks(y, r["policy"].astype(str))
+    ax.set_xlabel(f"rating: levels per deal above {anchor} (95% CI, clustered by deal)")
+    ax.set_title("Ratings from every duplicate pair at once")
     return _save(fig, path)
