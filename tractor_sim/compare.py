@@ -22,10 +22,17 @@ def compare(a: str, b: str, decision=None, max_deals=20_000, sprt=None, seed=0, 
         raise ValueError("A and B are the same: nothing to compare")
     pa = {**pa, "name": name_a} if isinstance(pa, dict) else {"policy": pa, "name": name_a}
     pb = {**pb, "name": name_b} if isinstance(pb, dict) else {"policy": pb, "name": name_b}
-    specs = engine.plan_chunks([{"name": "compare", "a": pa, "b": pb}], mode="fixed", n=max_deals, seed=seed,
-                               duplicate=True, chunk_size=chunk_size, modules=modules)
+    return duel(pa, pb, max_pairs=max_deals, sprt=sprt, seed=seed, chunk_size=chunk_size, modules=modules)
+
+
+def duel(pa: dict, pb: dict, max_pairs=20_000, sprt=None, seed=0, chunk_size=2000, modules=(), rules=None):
+    """A against B (policy tables with distinct names) on duplicate deal pairs at level 2;
+    with ``sprt`` = (low, high) the GSPRT looks as the pairs come and stops when it decides."""
+    name_a, name_b = pa["name"], pb["name"]
+    specs = engine.plan_chunks([{"name": "compare", "a": pa, "b": pb}], mode="fixed", n=max_pairs, seed=seed,
+                               rules=rules, duplicate=True, chunk_size=chunk_size, modules=modules)
     test = SP.GSPRT(*sprt) if sprt else None
-    results, deals = [], None
+    results = []
     by_first: dict[int, list] = {}
     for spec in specs:
         by_first.setdefault(spec.first_id, []).append(spec)

@@ -120,6 +120,13 @@ class GSPRT:
         return self.sum / self.n if self.n else math.nan
 
     @property
+    def prior_sd(self) -> float:
+        """The sd of the pair scores with the test's two prior pseudo-pairs at -+spread."""
+        n = self.n + 2
+        mean = self.sum / n
+        return math.sqrt(max(0.0, (self.sumsq + 2 * self.spread ** 2 - n * mean * mean) / (n - 1)))
+
+    @property
     def sd(self) -> float:
         if self.n < 2:
             return math.nan
@@ -147,7 +154,7 @@ def corrected_estimate(test: GSPRT, confidence: float = 0.95, sims: int = 4000, 
     """
     if test.n < 2 or not test.looks:
         raise ValueError("no pairs seen: nothing to estimate")
-    sd = test.sd
+    sd = test.prior_sd  # the spread the test itself used, with its prior pseudo-pairs
     looks = np.array(test.looks, float)
     observed = _order_value(test.state, len(looks), test.mean)
     se = sd / math.sqrt(test.n) if sd > 0 else 1e-6

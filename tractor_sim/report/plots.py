@@ -193,3 +193,18 @@ def plot_ratings(ratings: pd.DataFrame, path, anchor: str) -> Path:
     ax.set_xlabel(f"rating: levels per deal above {anchor} (95% CI, clustered by deal)")
     ax.set_title("Ratings from every duplicate pair at once")
     return _save(fig, path)
+
+
+def plot_trajectory(trajectory: pd.DataFrame, names: list[str], path) -> Path:
+    """SPSA: each parameter through the iterations, and the measured scores."""
+    fig = _figure(7, 2.2 * (len(names) + 1))
+    for i, n in enumerate(names):
+        ax = fig.add_subplot(len(names) + 1, 1, i + 1)
+        ax.plot(trajectory["iteration"], trajectory[n], marker=".")
+        ax.set_ylabel(n)
+    ax = fig.add_subplot(len(names) + 1, 1, len(names) + 1)
+    ax.plot(trajectory["iteration"], trajectory["score"], marker=".", linestyle="none")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_ylabel("plus - minus\n(levels / deal)")
+    ax.set_xlabel("SPSA iteration")
+    return _save(fig, path)
