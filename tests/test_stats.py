@@ -122,6 +122,20 @@ def test_matchup_summary_by_hand():
     assert s.loc["A", "deals_per_match"] == 20
 
 
+def test_summary_intervals_cluster_by_match_pair():
+    # every deal of a match has the same result: the deals of a match are one observation, so the
+    # interval is the t interval of the per-match means (a per-deal interval is 3x narrower here)
+    rng = np.random.default_rng(0)
+    n_matches, per = 40, 10
+    match_rows = rng.choice([0, 2, 4, 5], n_matches)
+    d = table(np.repeat(match_rows, per), 0, match_id=np.repeat(np.arange(n_matches), per))
+    s = stats.matchup_summary(d).set_index("policy")
+    per_match = np.array([3, 1, -1, -2])[np.searchsorted([0, 2, 4, 5], match_rows)]
+    mean, lo, hi = stats.mean_ci(per_match)
+    assert s.loc["A", "level_change"] == pytest.approx(mean)
+    assert (s.loc["A", "level_change_low"], s.loc["A", "level_change_high"]) == pytest.approx((lo, hi))
+
+
 def test_row_frequencies():
     d = pd.concat([table([0, 0, 3, 8], 0, matchup="x"), table([1, 2], 1, matchup="y")])
     f = stats.row_frequencies(d)

@@ -23,7 +23,7 @@ from scipy.sparse.linalg import spsolve
 
 from tractor_sim.kernels.scoring import defended_gain, level_change, match_winner
 from tractor_sim.rules import Rules, as_rules
-from tractor_sim.stats import LEVEL_NAMES, row_label
+from tractor_sim.stats import LEVEL_NAMES, policy_codes, row_label
 
 TOP = 13  # levels 0..12 = 2..A; 13 and beyond have passed the Ace
 
@@ -117,14 +117,15 @@ def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=Non
     expected_deals, ``table`` (by starting levels), ``row_probs`` and counts.
     """
     rules = as_rules(rules)
-    p0, p1 = deals["policy0"].astype(str).to_numpy(), deals["policy1"].astype(str).to_numpy()
-    d = deals[((p0 == policy_a) & (p1 == policy_b)) | ((p0 == policy_b) & (p1 == policy_a))]
-    rows = d["row"].to_numpy(np.int64)
-    dt = d["declaring_team"].to_numpy()
-    decl = np.where(dt == 0, d["policy0"].astype(str).to_numpy(), d["policy1"].astype(str).to_numpy())
+    names, c0, c1 = policy_codes(deals)
+    ia = names.index(policy_a) if policy_a in names else -2
+    ib = names.index(policy_b) if policy_b in names else -2
+    mine = ((c0 == ia) & (c1 == ib)) | ((c0 == ib) & (c1 == ia))
+    rows = deals["row"].to_numpy(np.int64)[mine]
+    decl = np.where(deals["declaring_team"].to_numpy()[mine] == 0, c0[mine], c1[mine])
     n_rows = max(8, int(rows.max()) + 1 if len(rows) else 0)
-    ca = np.bincount(rows[decl == policy_a], minlength=n_rows)
-    cb = np.bincount(rows[decl == policy_b], minlength=n_rows)
+    ca = np.bincount(rows[decl == ia], minlength=n_rows)
+    cb = np.bincount(rows[decl == ib], minlength=n_rows)
     for name, c in ((policy_a, ca), (policy_b, cb)):
         if c.sum() == 0:
             raise ValueError(f"no deals of {policy_a} against {policy_b} with {name} declaring")

@@ -362,7 +362,7 @@ def tune(tune_file, out, quiet):
     \b
     Example:
       tractor-sim tune experiments/tune.toml --out runs/tune
-    The file format is in docs/tuning.md.
+    The file format is in docs/statistics.md.
     """
     from tractor_sim import tune as T
 

@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
+from tractor_sim import stats
+
 
 class RatingsError(ValueError):
     """The pool cannot be rated (e.g. its comparison graph falls apart)."""
@@ -34,9 +36,7 @@ def pair_table(deals: pd.DataFrame) -> pd.DataFrame:
     match_mode = bool(len(deals)) and bool((deals["match_id"].to_numpy() >= 0).all())
     key = deals["match_id" if match_mode else "deal_id"].to_numpy(np.int64)
     half = deals["half"].to_numpy(np.int8)
-    cats = pd.unique(np.concatenate([np.asarray(pd.unique(deals[c]), dtype=object) for c in ("policy0", "policy1")]))
-    c0 = pd.Categorical(deals["policy0"], categories=cats).codes.astype(np.int64)
-    c1 = pd.Categorical(deals["policy1"], categories=cats).codes.astype(np.int64)
+    cats, c0, c1 = stats.policy_codes(deals)
     gain = deals["gain"].to_numpy(np.int64)
     gt = deals["gain_team"].to_numpy(np.int64)
     change0 = np.where(gt == 0, gain, np.where(gt == 1, -gain, 0))

@@ -68,6 +68,13 @@ def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
 
 # ---------------------------------------------------------------- summaries
 
+def policy_codes(deals: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(policy names, code of team 0's policy, code of team 1's) per deal, by category codes."""
+    names = pd.unique(np.concatenate([np.asarray(pd.unique(deals[c]), dtype=object) for c in ("policy0", "policy1")]))
+    c0, c1 = (pd.Categorical(deals[c], categories=names).codes.astype(np.int64) for c in ("policy0", "policy1"))
+    return [str(n) for n in names], c0, c1
+
+
 def _layout(deals: pd.DataFrame) -> dict:
     """Integer codes of a deals table: no Python object per deal (10,000,000 deals
     made 40,000,000 strings otherwise). A matchup's *sides* are its policy A
@@ -76,8 +83,8 @@ def _layout(deals: pd.DataFrame) -> dict:
     that is independent of the others."""
     matchup = pd.Categorical(deals["matchup"])
     mc = matchup.codes.astype(np.int64)
-    names = pd.unique(np.concatenate([np.asarray(pd.unique(deals[c]), dtype=object) for c in ("policy0", "policy1")]))
-    pc = [pd.Categorical(deals[c], categories=names).codes.astype(np.int64) for c in ("policy0", "policy1")]
+    names, c0, c1 = policy_codes(deals)
+    pc = [c0, c1]
     first = np.full(len(matchup.categories), -1, np.int64)
     order = np.argsort(deals["half"].to_numpy(), kind="stable")[::-1]  # half-0 rows written last win
     first[mc[order]] = pc[0][order]
@@ -90,15 +97,22 @@ def _layout(deals: pd.DataFrame) -> dict:
             "cluster": cluster, "cluster_matchup": cl_key // width, "match_mode": match_mode}
 
 
-def clustered_mean(y, cluster, side, cluster_matchup, n_matchups: int, confidence: float = 0.95) -> pd.DataFrame:
+def clustered_mean(parts, cluster, cluster_matchup, n_matchups: int, confidence: float = 0.95) -> pd.DataFrame:
     """Mean of y per (matchup, side) with a t interval clustered by ``cluster``:
     a ratio estimator (sum of y over count), its variance from the cluster
     sums, so deals of one pair or one match are not taken as independent.
-    Rows: matchup * 2 + side; columns n, mean, se, low, high, clusters."""
-    y = np.asarray(y, float)
-    bins = cluster * 2 + side
-    s = np.bincount(bins, weights=y, minlength=2 * len(cluster_matchup))
-    c = np.bincount(bins, minlength=2 * len(cluster_matchup)).astype(float)
+    ``parts``: (y, side, mask or None) per team, sharing ``cluster`` (no
+    concatenated copy of 10,000,000 deals). Rows: matchup * 2 + side;
+    columns n, mean, se, low, high, clusters."""
+    size = 2 * len(cluster_matchup)
+    s = np.zeros(size)
+    c = np.zeros(size)
+    for y, side, mask in parts:
+        bins = cluster * 2 + side
+        if mask is not None:
+            bins, y = bins[mask], np.asarray(y)[mask]
+        s += np.bincount(bins, weights=np.asarray(y, float), minlength=size)
+        c += np.bincount(bins, minlength=size)
     group = cluster_matchup[np.arange(len(s)) // 2] * 2 + np.arange(len(s)) % 2
     k = 2 * n_matchups
     n = np.bincount(group, weights=c, minlength=k)
@@ -165,12 +179,11 @@ def matchup_summary(deals: pd.DataFrame, matches: pd.DataFrame | None = None,
     held = deals["row"].to_numpy(np.int64) <= 2
     p = deals["opp_points"].to_numpy(np.int64)
     side, cl, cm, mc = lay["side"], lay["cluster"], lay["cluster_matchup"], lay["mc"]
-    both = np.concatenate
-    change = clustered_mean(both([change0, -change0]), both([cl, cl]), both(side), cm, len(lay["matchups"]),
+    change = clustered_mean([(change0, side[0], None), (-change0, side[1], None)], cl, cm, len(lay["matchups"]),
                             confidence)
     d_side = np.where(dt == 0, side[0], side[1])  # the declaring policy's side
     f_side = np.where(dt == 0, side[1], side[0])
-    hold = clustered_mean(held, cl, d_side, cm, len(lay["matchups"]), confidence)
+    hold = clustered_mean([(held, d_side, None)], cl, cm, len(lay["matchups"]), confidence)
     hold_lo, hold_hi = _clustered_proportion(hold, confidence)
     g_decl, g_def = mc * 2 + d_side, mc * 2 + f_side
     selfplay = side[0] == side[1]
@@ -211,8 +224,8 @@ def _match_summary(matches: pd.DataFrame, confidence: float) -> pd.DataFrame:
     lay = _layout(frame)
     side, cl, cm, mc = lay["side"], lay["cluster"], lay["cluster_matchup"], lay["mc"]
     winner = matches["winner"].to_numpy(np.int64)
-    won = clustered_mean(np.concatenate([winner == 0, winner == 1]), np.concatenate([cl, cl]),
-                         np.concatenate(side), cm, len(lay["matchups"]), confidence)
+    won = clustered_mean([(winner == 0, side[0], None), (winner == 1, side[1], None)], cl, cm,
+                         len(lay["matchups"]), confidence)
     lo, hi = _clustered_proportion(won, confidence)
     k = 2 * len(lay["matchups"])
     n_deals = matches["deals"].to_numpy(np.int64)

@@ -68,8 +68,7 @@ def _two_policies(d: pd.DataFrame) -> tuple[str, str] | None:
     policies = {str(p) for c in ("policy0", "policy1") for p in pd.unique(d[c])}
     if len(policies) != 2:
         return None
-    first = d[d["half"].to_numpy() == 0] if (d["half"].to_numpy() == 0).any() else d
-    a = str(first["policy0"].iloc[0])
+    a = str(d["policy0"].iloc[int(np.argmax(d["half"].to_numpy() == 0))])
     return a, (policies - {a}).pop()
 
 
@@ -78,7 +77,8 @@ def _matchups(deals: pd.DataFrame):
     cat = pd.Categorical(deals["matchup"])
     codes = cat.codes
     for c in pd.unique(codes):
-        yield str(cat.categories[c]), deals[codes == c]
+        mine = codes == c
+        yield str(cat.categories[c]), deals if mine.all() else deals[mine]
 
 
 def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[list[dict], list[str]]:
