@@ -141,3 +141,24 @@ def test_resolved_rules_choose_the_match_end():
     assert std["match_end"] == "pass_ace" and rus["match_end"] == "reach_ace"
     assert rus["expected_deals"] < std["expected_deals"]
     assert rus["table"].shape == (12, 12)
+
+
+@pytest.mark.parametrize("preset", ["standard", "russian"])
+def test_chain_predicts_simulated_matches(preset):
+    # real matches under each preset: the chain from their deals' rows predicts the match length and the
+    # winner; under the other preset's rules it misses the length (reach_ace vs pass_ace, auction vs draw)
+    from tractor_sim import engine, stats
+
+    a = {"policy": "basic", "discard": "expert", "name": "expert_discard"}
+    b = {"policy": "basic", "discard": "lowest", "name": "lowest_discard"}
+    deals, matches = engine.simulate([(a, b)], mode="match", n=200, seed=5, rules=preset, chunk_size=100)
+    c = chain.win_probability(deals, a["name"], b["name"], rules=preset, n_boot=100)
+    s = stats.matchup_summary(deals, matches).set_index("policy").loc[a["name"]]
+    pairs = matches.groupby("match_id")["deals"].sum() / 2  # duplicate matches share cards: one unit per pair
+    se_deals = pairs.std() / math.sqrt(len(pairs))
+    assert abs(c["expected_deals"] - s["deals_per_match"]) < 3.5 * se_deals
+    se_win = math.hypot((c["high"] - c["low"]) / 3.92, (s["win_high"] - s["win_low"]) / 3.92)
+    assert abs(c["win_prob"] - s["win_rate"]) < 3.5 * se_win
+    other = chain.win_probability(deals, a["name"], b["name"], n_boot=2,
+                                  rules="standard" if preset == "russian" else "russian")
+    assert abs(other["expected_deals"] - s["deals_per_match"]) > 3.5 * se_deals
