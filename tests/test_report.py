@@ -143,8 +143,9 @@ def test_fixed_levels_duplicate_report(tmp_path):
     md, page = check_common(run, md_path, html_path)
     headline = re.search(r"\*\*(In the pool .*)\*\*", md).group(1)
     assert re.fullmatch(r"In the pool of 2 policies \(basic, random\), on 3,000 duplicate pairs: basic rates "
-                        r"highest \(basic \+[0-9.]+ ± [0-9.]+ levels per deal above random\); order basic > random "
-                        r"\('>' = resolved at 5% familywise, Holm; '≈' = not resolved\)\.", headline)
+                        r"highest; order basic > random \('>' = resolved at 5% familywise, Holm; '≈' = not "
+                        r"resolved\)\. Ratings in levels per deal above random, 95% intervals: "
+                        r"basic \+[0-9.]+ ± [0-9.]+\.", headline)
     assert html.escape(headline) in page
     assert "Duplicate pairs" in md and "unpaired deals for same precision" in md
     ratings = pd.read_csv(run / "ratings.csv")

@@ -31,36 +31,26 @@ def pair_table(deals: pd.DataFrame) -> pd.DataFrame:
     """One row per complete duplicate pair: matchup, a, b (A is team 0 in half 0),
     key (deal id, or match id in match mode), total (A's net levels over both
     halves) and deals. Grouping on integer codes: no Python object per deal."""
-    matchup = pd.Categorical(deals["matchup"])
-    m_code = matchup.codes.astype(np.int64)
-    match_mode = bool(len(deals)) and bool((deals["match_id"].to_numpy() >= 0).all())
-    key = deals["match_id" if match_mode else "deal_id"].to_numpy(np.int64)
-    half = deals["half"].to_numpy(np.int8)
-    cats, c0, c1 = stats.policy_codes(deals)
-    gain = deals["gain"].to_numpy(np.int64)
-    gt = deals["gain_team"].to_numpy(np.int64)
-    change0 = np.where(gt == 0, gain, np.where(gt == 1, -gain, 0))
-    # A of a matchup: policy0 of its half-0 deals
-    n_m = len(matchup.categories)
-    a_of = np.full(n_m, -1, np.int64)
-    b_of = np.full(n_m, -1, np.int64)
-    h0 = half == 0
-    a_of[m_code[h0]] = c0[h0]
-    b_of[m_code[h0]] = c1[h0]
-    a_code = a_of[m_code]
-    sign = np.where(c0 == a_code, 1, -1)
-    width = int(key.max()) + 1 if len(key) else 1
-    group, inverse = np.unique(m_code * width + key, return_inverse=True)
-    total = np.bincount(inverse, weights=sign * change0)
-    count = np.bincount(inverse)
-    halves = np.bincount(inverse, weights=(half == 0)) * np.bincount(inverse, weights=(half == 1))
-    g_m = group // width
-    ok = (halves > 0) & (a_of[g_m] != b_of[g_m]) & (a_of[g_m] >= 0)
+    lay = stats._layout(deals)
+    change0 = stats.signed_change0(deals)
+    a_change = np.where(lay["side"][0] == 0, change0, -change0)
+    half0 = deals["half"].to_numpy() == 0
+    cluster = lay["cluster"]
+    n = len(lay["cluster_key"])
+    total = np.bincount(cluster, weights=a_change, minlength=n)
+    count = np.bincount(cluster, minlength=n)
+    first = np.bincount(cluster, weights=half0, minlength=n)
+    ok = (first > 0) & (count > first)  # both halves played
+    m = lay["cluster_matchup"][ok]
+    b_of = np.full(len(lay["matchups"]), -1, np.int64)
+    b_of[lay["mc"][half0]] = lay["policy"][1][half0]
+    ok_m = (lay["first"][m] != b_of[m]) & (b_of[m] >= 0)  # two different policies
+    m = m[ok_m]
     return pd.DataFrame({
-        "matchup": pd.Categorical.from_codes(g_m[ok], matchup.categories),
-        "a": pd.Categorical.from_codes(a_of[g_m[ok]], cats),
-        "b": pd.Categorical.from_codes(b_of[g_m[ok]], cats),
-        "key": group[ok] % width, "total": total[ok], "deals": count[ok].astype(np.int64),
+        "matchup": pd.Categorical.from_codes(m, lay["matchups"]),
+        "a": pd.Categorical.from_codes(lay["first"][m], lay["names"]),
+        "b": pd.Categorical.from_codes(b_of[m], lay["names"]),
+        "key": lay["cluster_key"][ok][ok_m], "total": total[ok][ok_m], "deals": count[ok][ok_m].astype(np.int64),
     })
 
 
@@ -123,10 +113,15 @@ def fit(pairs: pd.DataFrame, confidence: float = 0.95) -> dict:
     # cluster-robust meat: scores summed per deal (match) id over every matchup
     m_idx = _codes(pairs["matchup"], list(m.index))
     resid = pairs["total"].to_numpy(float) - pairs["deals"].to_numpy(float) * fitted[m_idx]
-    keys, cl = np.unique(pairs["key"].to_numpy(np.int64), return_inverse=True)
-    u = np.column_stack([np.bincount(cl, weights=resid * xf[m_idx, j], minlength=len(keys))
-                         for j in range(n_p - 1)]) if n_p > 1 else np.zeros((len(keys), 0))
-    g = len(keys)
+    key = pairs["key"].to_numpy(np.int64)
+    if len(key) and key.min() >= 0 and key.max() < 4 * len(key) + 1024:
+        cl, n_cl = key, int(key.max()) + 1  # dense ids: no sort of millions of keys
+    else:
+        ids, cl = np.unique(key, return_inverse=True)
+        n_cl = len(ids)
+    u = np.column_stack([np.bincount(cl, weights=resid * xf[m_idx, j], minlength=n_cl)
+                         for j in range(n_p - 1)]) if n_p > 1 else np.zeros((n_cl, 0))
+    g = int((np.bincount(cl, minlength=n_cl) > 0).sum())
     meat = u.T @ u * (g / (g - 1) if g > 1 else math.nan)
     cov = np.zeros((n_p, n_p))
     cov[1:, 1:] = bread @ meat @ bread

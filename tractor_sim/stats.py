@@ -35,10 +35,8 @@ def row_label(row: int) -> str:
 
 def signed_gain(deals: pd.DataFrame, team: int) -> pd.Series:
     """Level change of ``team`` (0/1) per deal: + if it gained, - if the other team did."""
-    gain = deals["gain"].to_numpy(np.int64)
-    gt = deals["gain_team"].to_numpy(np.int64)
-    out = np.where(gt == team, gain, np.where(gt == 1 - team, -gain, 0))
-    return pd.Series(out, index=deals.index, name=f"signed_gain{team}")
+    c = signed_change0(deals).astype(np.int64)
+    return pd.Series(c if team == 0 else -c, index=deals.index, name=f"signed_gain{team}")
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -71,7 +69,7 @@ def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
 def policy_codes(deals: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(policy names, code of team 0's policy, code of team 1's) per deal, by category codes."""
     names = pd.unique(np.concatenate([np.asarray(pd.unique(deals[c]), dtype=object) for c in ("policy0", "policy1")]))
-    c0, c1 = (pd.Categorical(deals[c], categories=names).codes.astype(np.int64) for c in ("policy0", "policy1"))
+    c0, c1 = (pd.Categorical(deals[c], categories=names).codes.astype(np.int16) for c in ("policy0", "policy1"))
     return [str(n) for n in names], c0, c1
 
 
@@ -80,21 +78,34 @@ def _layout(deals: pd.DataFrame) -> dict:
     made 40,000,000 strings otherwise). A matchup's *sides* are its policy A
     (team 0 in half 0) = side 0 and the other = side 1; a *cluster* is a
     duplicate deal pair in fixed mode, a match pair in match mode: the unit
-    that is independent of the others."""
+    that is independent of the others. Cluster ids are matchup * width + id
+    when that is dense (no sort of 10,000,000 keys), else ranks."""
     matchup = pd.Categorical(deals["matchup"])
     mc = matchup.codes.astype(np.int64)
+    n_m = len(matchup.categories)
     names, c0, c1 = policy_codes(deals)
-    pc = [c0, c1]
-    first = np.full(len(matchup.categories), -1, np.int64)
-    order = np.argsort(deals["half"].to_numpy(), kind="stable")[::-1]  # half-0 rows written last win
-    first[mc[order]] = pc[0][order]
-    side = [(c != first[mc]).astype(np.int64) for c in pc]
+    first = np.full(n_m, -1, np.int64)
+    h0 = deals["half"].to_numpy() == 0
+    first[mc[h0]] = c0[h0]  # A: team 0's policy in half 0
+    side = [(c != first[mc]).astype(np.int8) for c in (c0, c1)]
     match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
     key = deals["match_id" if match_mode else "deal_id"].to_numpy(np.int64)
     width = int(key.max()) + 1 if len(key) else 1
-    cl_key, cluster = np.unique(mc * width + key, return_inverse=True)
-    return {"matchups": list(matchup.categories), "names": list(names), "mc": mc, "policy": pc, "side": side,
-            "cluster": cluster, "cluster_matchup": cl_key // width, "match_mode": match_mode}
+    if n_m * width <= 4 * len(key) + 1024:
+        cluster = mc * width + key
+        ids = np.arange(n_m * width)
+    else:
+        ids, cluster = np.unique(mc * width + key, return_inverse=True)
+    return {"matchups": [str(m) for m in matchup.categories], "names": names, "mc": mc, "policy": [c0, c1],
+            "side": side, "first": first, "cluster": cluster, "cluster_matchup": ids // width,
+            "cluster_key": ids % width, "match_mode": match_mode}
+
+
+def signed_change0(deals: pd.DataFrame) -> np.ndarray:
+    """Team 0's signed level change per deal, as small integers."""
+    gain = deals["gain"].to_numpy(np.int8)
+    gt = deals["gain_team"].to_numpy()
+    return np.where(gt == 0, gain, np.where(gt == 1, -gain, 0)).astype(np.int8)
 
 
 def clustered_mean(parts, cluster, cluster_matchup, n_matchups: int, confidence: float = 0.95) -> pd.DataFrame:
@@ -172,12 +183,10 @@ def matchup_summary(deals: pd.DataFrame, matches: pd.DataFrame | None = None,
     pair. In a self-play matchup the mean change is 0."""
     lay = _layout(deals)
     k = 2 * len(lay["matchups"])
-    gain = deals["gain"].to_numpy(np.int64)
-    gt = deals["gain_team"].to_numpy(np.int64)
-    change0 = np.where(gt == 0, gain, np.where(gt == 1, -gain, 0))
-    dt = deals["declaring_team"].to_numpy(np.int64)
-    held = deals["row"].to_numpy(np.int64) <= 2
-    p = deals["opp_points"].to_numpy(np.int64)
+    change0 = signed_change0(deals)
+    dt = deals["declaring_team"].to_numpy()
+    held = deals["row"].to_numpy() <= 2
+    p = deals["opp_points"].to_numpy()
     side, cl, cm, mc = lay["side"], lay["cluster"], lay["cluster_matchup"], lay["mc"]
     change = clustered_mean([(change0, side[0], None), (-change0, side[1], None)], cl, cm, len(lay["matchups"]),
                             confidence)

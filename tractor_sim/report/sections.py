@@ -50,9 +50,7 @@ def rate(deals: pd.DataFrame, confidence: float = 0.95) -> dict:
 def _unpaired_variance(deals: pd.DataFrame) -> dict:
     """Variance of A's single-deal change per matchup: what unpaired play would face."""
     lay = stats._layout(deals)
-    gain = deals["gain"].to_numpy(np.int64)
-    gt = deals["gain_team"].to_numpy(np.int64)
-    change0 = np.where(gt == 0, gain, np.where(gt == 1, -gain, 0)).astype(float)
+    change0 = stats.signed_change0(deals).astype(float)
     a = np.where(lay["side"][0] == 0, change0, -change0)
     k = len(lay["matchups"])
     n = np.bincount(lay["mc"], minlength=k)
@@ -78,10 +76,11 @@ def headline(r: dict) -> str:
                 f"are tied at the top")
     else:
         lead = f"{best['policy']} rates highest"
-    half = (best["high"] - best["low"]) / 2
-    text = (f"In the pool of {len(rt)} policies ({pool}), on {n_pairs:,} duplicate pairs: {lead} "
-            f"({best['policy']} {_pm(best['rating'], half)} levels per deal above {anchor}); "
-            f"order {order} ('>' = resolved at 5% familywise, Holm; '≈' = not resolved).")
+    each = ", ".join(f"{p} {_pm(m, (hi - lo) / 2)}" for p, m, lo, hi in
+                     zip(rt["policy"], rt["rating"], rt["low"], rt["high"]) if p != anchor)
+    text = (f"In the pool of {len(rt)} policies ({pool}), on {n_pairs:,} duplicate pairs: {lead}; "
+            f"order {order} ('>' = resolved at 5% familywise, Holm; '≈' = not resolved). "
+            f"Ratings in levels per deal above {anchor}, 95% intervals: {each}.")
     bad, n, p = ratings.misfit(fit)
     if bad:
         text += (f" The additive rating model misses {bad} of {n} head-to-head results by more than 3 standard "
@@ -140,7 +139,7 @@ def blocks(r: dict, run_dir: Path) -> list[tuple]:
 def head_to_head(r: dict) -> pd.DataFrame:
     rows = []
     for m in r["fit"]["matchups"].itertuples():
-        g = r["pairs"][r["pairs"]["matchup"].astype(str).to_numpy() == m.matchup]
+        g = r["pairs"][(r["pairs"]["matchup"] == m.matchup).to_numpy()]
         deals = int(g["deals"].sum())
         tq = st.t.ppf(0.975, m.pairs - 1)
         p = 2 * st.t.sf(abs(m.observed) / m.se, m.pairs - 1) if m.se > 0 else math.nan
