@@ -370,7 +370,9 @@ def build_report(run_dir) -> tuple[Path, Path]:
                 "Hold rate: share of the policy's declaring deals with p < 80 (interval clustered the same way). "
                 "Points conceded as declarers: the opponents' total p in the deals this policy declared "
                 "(in a discard study, what its own burial and play let through). Points taken as defenders: "
-                "p in the deals the other policy declared. Match win rate: clustered by match pair."),
+                "p in the deals the other policy declared (in a discard study, a measure of the other policy's "
+                "burial, not of this one's)." + (" Match win rate: clustered by match pair." if matches is not None
+                                                 else "")),
           ("table", _summary_table(summary))]
     b += sections.blocks(rated, run_dir)
     b += [("h", 3, "Level-table rows by declaring policy"), ("table", _row_table(deals))]
