@@ -81,7 +81,7 @@ def _matchups(deals: pd.DataFrame):
         yield str(cat.categories[c]), deals if mine.all() else deals[mine]
 
 
-def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[list[dict], list[str]]:
+def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[list[dict], list[tuple]]:
     """The chain for the top two policies first, then other matchups up to MAX_HEATMAPS
     (each chain's bootstrap costs seconds: a 21-matchup tournament would take minutes)."""
     done, skipped = [], []
@@ -91,18 +91,18 @@ def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[
     for m, d in todo:
         ab = _two_policies(d)
         if ab is None:
-            skipped.append(f"{m}: not two different policies")
+            skipped.append((m, "not two different policies"))
             continue
         if len(done) >= MAX_HEATMAPS:
-            skipped.append(f"{m}: only {MAX_HEATMAPS} chains per report (tractor_sim.chain.win_probability "
-                           "computes any)")
+            skipped.append((m, f"only {MAX_HEATMAPS} chains per report, each bootstrap costs seconds "
+                               "(tractor_sim.chain.win_probability computes any)"))
             continue
         if first is not None and set(ab) == set(first):
             ab = first
         try:
             r = chain.win_probability(d, *ab, rules=rules)
         except ValueError as e:
-            skipped.append(f"{m}: {e}")
+            skipped.append((m, str(e)))
             continue
         r["matchup"] = m
         done.append(r)
@@ -388,7 +388,10 @@ def build_report(run_dir) -> tuple[Path, Path]:
                     + "Interval: parametric bootstrap of the row counts.")]
         if markov:
             b += [("table", _markov_table(markov, summary))]
-        b += [("p", f"Skipped {s}.") for s in markov_skipped]
+        reasons = {}
+        for m, why in markov_skipped:
+            reasons.setdefault(why, []).append(m)
+        b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
 
     b += [("h", 2, "Figures")]
     shown, note = _plot_sample(deals)
