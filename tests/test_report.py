@@ -226,3 +226,16 @@ def test_empty_deals_is_a_clear_error(tmp_path):
     run = write_run(tmp_path / "empty", fixed_deals(10).iloc[:0])
     with pytest.raises(ValueError, match="no deals"):
         build_report(run)
+
+
+def test_cli_report_bad_run_is_a_clear_error(tmp_path):
+    from click.testing import CliRunner
+
+    from tractor_sim.cli import main
+
+    run = write_run(tmp_path / "bad", fixed_deals(50))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["experiment"]["rules"] = {"preset": "klingon"}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    r = CliRunner().invoke(main, ["report", str(run)])
+    assert r.exit_code == 2 and "klingon" in r.output and "Traceback" not in r.output

@@ -271,7 +271,10 @@ def report(run_dir):
     for need in ("manifest.json", "deals.parquet"):
         if not (Path(run_dir) / need).exists():
             _fail(f"{run_dir}: no {need}: not a finished run directory")
-    md, html = build_report(run_dir)
+    try:
+        md, html = build_report(run_dir)
+    except ValueError as e:  # bad rules in the manifest, a missing column, no deals
+        _fail(str(e))
     click.echo(f"report: {md}\nreport: {html}")
 
 
