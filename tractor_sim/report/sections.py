@@ -44,7 +44,8 @@ def rate(deals: pd.DataFrame, confidence: float = 0.95) -> dict:
         return {"error": str(e), "pairs": pairs}
     table = ratings.pairwise(fit)
     return {"pairs": pairs, "fit": fit, "pairwise": table, "error": None,
-            "unpaired": _unpaired_variance(deals)}
+            "unpaired": _unpaired_variance(deals), "unit": "match" if (deals["match_id"].to_numpy() >= 0).any()
+            else "deal"}
 
 
 def _unpaired_variance(deals: pd.DataFrame) -> dict:
@@ -99,7 +100,7 @@ def blocks(r: dict, run_dir: Path) -> list[tuple]:
            ("p", f"One least-squares fit of every duplicate pair score at once (A's pair score = rating of A "
                  f"- rating of B), {fit['anchor']} fixed at 0; levels per deal is total net levels over total "
                  f"deals. Intervals: 95%, from the covariance clustered by "
-                 f"{'match' if r['pairs']['deals'].max() > 2 else 'deal'} id over all matchups "
+                 f"{r['unit']} id over all matchups "
                  f"({fit['clusters']:,} clusters), since every matchup replays the same ids. Games: deals played. "
                  f"Also in ratings.csv."),
            ("table", pd.DataFrame({
