@@ -141,11 +141,17 @@ def test_fixed_levels_duplicate_report(tmp_path):
     run = write_run(tmp_path / "fixed", fixed_deals(3000))
     md_path, html_path = build_report(run)
     md, page = check_common(run, md_path, html_path)
-    headline = re.search(r"\*\*(Policy .*)\*\*", md).group(1)
-    assert re.fullmatch(r"Policy basic gains [0-9.]+ ± [0-9.]+ levels per deal more than random "
-                        r"on 3,000 duplicate deal pairs \(p < 0\.001\)\.", headline)
+    headline = re.search(r"\*\*(In the pool .*)\*\*", md).group(1)
+    assert re.fullmatch(r"In the pool of 2 policies \(basic, random\), on 3,000 duplicate pairs: basic rates "
+                        r"highest; order basic > random \('>' = resolved at 5% familywise, Holm; '≈' = not "
+                        r"resolved\)\. Ratings in levels per deal above random, 95% intervals: "
+                        r"basic \+[0-9.]+ ± [0-9.]+\.", headline)
     assert html.escape(headline) in page
     assert "Duplicate pairs" in md and "unpaired deals for same precision" in md
+    ratings = pd.read_csv(run / "ratings.csv")
+    assert list(ratings.columns) == ["policy", "rating", "low", "high", "games"]
+    assert ratings["policy"].tolist() == ["basic", "random"] and ratings["games"].tolist() == [6000, 6000]
+    assert "p (Holm)" in md and "ratings.png" in md
     assert "Match win probability" in md and "P(A wins) from 2-2" in page
     assert "Deals per match: skipped" in md and "Level trajectories: skipped" in md
     assert {"opp_points.png", "row_frequencies.png", "level_change.png", "win_probability_0.png"} <= {
@@ -160,7 +166,7 @@ def test_match_mode_report(tmp_path):
     run = write_run(tmp_path / "matches", deals, matches)
     md_path, html_path = build_report(run)
     md, page = check_common(run, md_path, html_path)
-    assert "duplicate match pairs" in md
+    assert "clustered by match pair" in md
     assert {"deals_per_match.png", "level_trajectories.png"} <= {p.name for p in (run / "figures").iterdir()}
     assert "observed A win rate" in md and "match win rate" in md
     assert "skipped" not in md
@@ -174,28 +180,62 @@ def test_report_without_duplicates_or_matches(tmp_path):
     run = write_run(tmp_path / "plain", deals)
     md_path, html_path = build_report(run)
     md, page = check_common(run, md_path, html_path)
-    assert re.search(r"\*\*Policy basic has the best mean level change, \+[0-9.]+ levels per deal "
-                     r"\(95% CI [-+][0-9.]+ to [-+][0-9.]+\), in basic-vs-random over 500 deals\.\*\*", md)
+    assert re.search(r"\*\*No ratings \(no complete duplicate pairs[^)]*\)\. Policy basic has the best level change, "
+                     r"\+[0-9.]+ levels per deal \(95% CI [-+][0-9.]+ to [-+][0-9.]+\), in basic-vs-random over "
+                     r"500 deals\.\*\*", md)
     assert "Duplicate pairs" not in md
-    assert "greedy-vs-greedy: not two different policies" in md  # self-play has no win-probability chain
+    assert "Skipped greedy-vs-greedy: not two different policies" in md  # self-play has no win-probability chain
 
 
 def test_plots_write_pngs(tmp_path):
-    from tractor_sim import stats
+    from tractor_sim import chain, ratings, stats
     deals, matches = match_run(10, seed=3)
     summary = stats.matchup_summary(deals, matches)
-    table = stats.markov_win_probability(deals, "basic", "random", n_boot=5)["table"]
+    table = chain.win_probability(deals, "basic", "random", n_boot=5)["table"]
+    fit = ratings.fit(ratings.pair_table(deals))
     outputs = [plots.plot_opp_points(deals, tmp_path / "a.png"),
                plots.plot_row_frequencies(deals, tmp_path / "b.png"),
                plots.plot_level_change(summary, tmp_path / "c.png"),
                plots.plot_deals_per_match(matches, tmp_path / "d.png"),
                plots.plot_level_trajectories(deals, tmp_path / "e.png"),
-               plots.plot_win_heatmap(table, tmp_path / "sub" / "f.png")]
+               plots.plot_win_heatmap(table, tmp_path / "sub" / "f.png"),
+               plots.plot_ratings(fit["ratings"], tmp_path / "g.png", fit["anchor"])]
     for out in outputs:
         assert out.read_bytes().startswith(PNG)
+
+
+def test_disconnected_pool_is_not_ranked(tmp_path):
+    deals = pd.concat([fixed_deals(300), fixed_deals(300, a="greedy", b="expert", seed=1)])
+    run = write_run(tmp_path / "two_pools", deals)
+    md = build_report(run)[0].read_text()
+    assert "No ratings (cannot rate one pool: the comparison graph is disconnected" in md
+    assert "{basic, random}" in md and "{greedy, expert}" in md
+    assert not (run / "ratings.csv").exists()
+
+
+def test_bad_rules_in_manifest_are_a_clear_error(tmp_path):
+    run = write_run(tmp_path / "bad", fixed_deals(50))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["experiment"]["rules"] = {"preset": "klingon"}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="klingon"):
+        build_report(run)
 
 
 def test_empty_deals_is_a_clear_error(tmp_path):
     run = write_run(tmp_path / "empty", fixed_deals(10).iloc[:0])
     with pytest.raises(ValueError, match="no deals"):
         build_report(run)
+
+
+def test_cli_report_bad_run_is_a_clear_error(tmp_path):
+    from click.testing import CliRunner
+
+    from tractor_sim.cli import main
+
+    run = write_run(tmp_path / "bad", fixed_deals(50))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["experiment"]["rules"] = {"preset": "klingon"}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    r = CliRunner().invoke(main, ["report", str(run)])
+    assert r.exit_code == 2 and "klingon" in r.output and "Traceback" not in r.output

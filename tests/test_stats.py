@@ -102,7 +102,7 @@ def test_matchup_summary_by_hand():
     # A is team 0: A declares rows 0 and 4, B declares rows 2 and 3
     d = table([0, 4, 2, 3], [0, 0, 1, 1], opp_points=[0, 130, 50, 90])
     matches = pd.DataFrame({"matchup": ["A-vs-B"] * 3, "policy0": ["A", "B", "A"], "policy1": ["B", "A", "B"],
-                            "winner": [0, 0, 1], "deals": [10, 20, 30]})
+                            "half": [0, 1, 0], "match_id": [0, 1, 2], "winner": [0, 0, 1], "deals": [10, 20, 30]})
     s = stats.matchup_summary(d, matches).set_index("policy")
     # A's changes: +3, -1, -1, 0
     assert s.loc["A", "level_change"] == pytest.approx(0.25)
@@ -111,13 +111,29 @@ def test_matchup_summary_by_hand():
     assert (s.loc["A", "level_change_low"], s.loc["A", "level_change_high"]) == pytest.approx((lo, hi))
     assert s.loc["A", "declared"] == 2 and s.loc["A", "hold_rate"] == 0.5
     assert s.loc["B", "hold_rate"] == 0.5
-    assert s.loc["A", "opp_points_mean"] == 70  # points A took as opponents: 50, 90
-    assert s.loc["B", "opp_points_mean"] == 65
+    assert s.loc["A", "taken_mean"] == 70  # points A took as defenders: 50, 90
+    assert s.loc["B", "taken_mean"] == 65
+    assert s.loc["A", "conceded_mean"] == 65  # points A conceded as declarers: 0, 130
+    assert s.loc["A", "conceded_q50"] in (0, 130)
     assert s.loc["A", "deals"] == 4
     assert s.loc["A", "matches"] == 3 and s.loc["A", "wins"] == 1  # A won match 0 only
     assert s.loc["B", "win_rate"] == pytest.approx(2 / 3)
     assert (s.loc["B", "win_low"], s.loc["B", "win_high"]) == pytest.approx(stats.wilson_interval(2, 3))
     assert s.loc["A", "deals_per_match"] == 20
+
+
+def test_summary_intervals_cluster_by_match_pair():
+    # every deal of a match has the same result: the deals of a match are one observation, so the
+    # interval is the t interval of the per-match means (a per-deal interval is 3x narrower here)
+    rng = np.random.default_rng(0)
+    n_matches, per = 40, 10
+    match_rows = rng.choice([0, 2, 4, 5], n_matches)
+    d = table(np.repeat(match_rows, per), 0, match_id=np.repeat(np.arange(n_matches), per))
+    s = stats.matchup_summary(d).set_index("policy")
+    per_match = np.array([3, 1, -1, -2])[np.searchsorted([0, 2, 4, 5], match_rows)]
+    mean, lo, hi = stats.mean_ci(per_match)
+    assert s.loc["A", "level_change"] == pytest.approx(mean)
+    assert (s.loc["A", "level_change_low"], s.loc["A", "level_change_high"]) == pytest.approx((lo, hi))
 
 
 def test_row_frequencies():
@@ -182,153 +198,3 @@ def test_paired_comparison_match_unit():
     # match 0: A +3 -1, then +1 +1 +1 over 5 deals; match 1: A +1, then 0 over 2 deals
     assert r["unit"] == "match"
     assert r["scores"].to_numpy() == pytest.approx([5 / 5, 1 / 2])
-
-
-# ---------------------------------------------------------------- SPRT
-
-def test_sprt_bounds_and_llr():
-    s = stats.SPRT(0.0, 0.1, alpha=0.05, beta=0.05)
-    assert s.lower_bound == pytest.approx(math.log(0.05 / 0.95))
-    assert s.upper_bound == pytest.approx(math.log(19))
-    x = np.array([0.5, -0.5, 0.0, 1.0, 0.5] * 3)
-    assert s.update(x) == "continue"  # fewer than min_n scores
-    n, m, v = len(x), x.mean(), x.var()
-    assert s.n == n and s.llr == pytest.approx(n * 0.1 * (2 * m - 0.1) / (2 * v))
-
-
-def test_sprt_stops_at_first_crossing():
-    s = stats.SPRT(0.0, 0.1, min_n=5)
-    x = np.random.default_rng(0).normal(1.0, 0.5, 1000)
-    assert s.update(x) == "accept_high"
-    assert s.n < 50
-    n = s.n
-    assert s.update(x) == "accept_high" and s.n == n  # a decided test ignores later scores
-
-
-def run_sprt(mu, trials, rng, low=0.0, high=0.1, sd=0.7):
-    decisions = []
-    for _ in range(trials):
-        s = stats.SPRT(low, high)
-        while s.state == "continue":
-            # pair scores: half-integers like real ones (mean of two level changes)
-            s.update(np.round(rng.normal(mu, sd, 1000) * 2) / 2)
-        decisions.append(s.state)
-    return np.array(decisions)
-
-
-def test_sprt_error_rates():
-    rng = np.random.default_rng(42)
-    trials = 300
-    at_high = run_sprt(0.1, trials, rng)
-    at_low = run_sprt(0.0, trials, rng)
-    # nominal: accept_high with probability 1 - beta = 0.95 at high, alpha = 0.05 at low
-    assert (at_high == "accept_high").mean() >= 0.95 - 0.05
-    assert (at_low == "accept_high").mean() <= 0.05 + 0.05
-
-
-# ---------------------------------------------------------------- Markov chain
-
-def test_chain_declarers_always_plus_one():
-    win, left = stats.solve_match_chain([0, 0, 1], [0, 0, 1])
-    assert (win[:, :, 0] == 1).all() and (win[:, :, 1] == 0).all()  # the first declarer never loses the deal
-    assert left[0, 0, 0] == pytest.approx(13)  # 2 -> past A, one level a deal
-    assert left[12, 5, 1] == pytest.approx(13 - 5)
-    _, left = stats.solve_match_chain([0, 0, 1], [0, 0, 1], "reach_ace")
-    assert left[0, 0, 0] == pytest.approx(12)
-
-
-def test_chain_declarers_always_lose_alternates():
-    # every deal 120-155: the opponents gain 1 and take over; from 2-2 the team that does not declare
-    # first is always one level ahead, so it passes A first
-    win, left = stats.solve_match_chain([0, 0, 0, 0, 1], [0, 0, 0, 0, 1])
-    assert win[0, 0, 0] == 0 and win[0, 0, 1] == 1
-    assert left[0, 0, 0] == pytest.approx(25)
-
-
-def test_chain_geometric_case():
-    # both at A: the declarers win the match with the row 40-75, else 80-115 hands over
-    a, b = 0.3, 0.6
-    win, left = stats.solve_match_chain([0, 0, a, 1 - a], [0, 0, b, 1 - b])
-    w_a = a / (1 - (1 - a) * (1 - b))
-    assert win[12, 12, 0] == pytest.approx(w_a)
-    assert win[12, 12, 1] == pytest.approx((1 - b) * w_a)
-
-
-def test_chain_symmetric_is_half():
-    p = np.random.default_rng(3).dirichlet(np.ones(9))
-    for end in stats.MATCH_ENDS:
-        win, _ = stats.solve_match_chain(p, p, end)
-        assert 0.5 * (win[0, 0, 0] + win[0, 0, 1]) == pytest.approx(0.5, abs=1e-12)
-        assert win[:, :, 0] == pytest.approx(1 - win.transpose(1, 0, 2)[:, :, 1])
-
-
-def test_chain_never_ending_is_an_error():
-    with pytest.raises(ValueError):
-        stats.solve_match_chain([0, 0, 0, 1], [0, 0, 0, 1])
-
-
-def simulate_matches(pa, pb, n, rng, match_end="pass_ace"):
-    """Direct Monte Carlo: play n matches from 2-2 with rows drawn from pa / pb."""
-    top = 13 if match_end == "pass_ace" else 12
-    levels = np.zeros((n, 2), dtype=int)
-    decl = rng.integers(0, 2, n)  # 0: A declares
-    winner = np.full(n, -1)
-    cdf = np.cumsum([pa, pb], axis=1)
-    while (live := np.flatnonzero(winner < 0)).size:
-        d = decl[live]
-        row = (rng.random(live.size)[:, None] > cdf[d]).sum(axis=1)
-        keep = row <= 2
-        gainer = np.where(keep, d, 1 - d)
-        levels[live, gainer] += np.where(keep, 3 - row, np.maximum(row - 3, 0))
-        decl[live] = gainer
-        done = levels[live, gainer] >= top
-        winner[live[done]] = gainer[done]
-    return winner
-
-
-def test_markov_agrees_with_direct_simulation():
-    rng = np.random.default_rng(7)
-    pa = np.array([0.02, 0.15, 0.35, 0.25, 0.13, 0.06, 0.03, 0.01])
-    pb = np.array([0.01, 0.10, 0.30, 0.28, 0.17, 0.09, 0.04, 0.01])
-    n_mc = 20000
-    for end in stats.MATCH_ENDS:
-        win, _ = stats.solve_match_chain(pa, pb, end)
-        exact = 0.5 * (win[0, 0, 0] + win[0, 0, 1])
-        mc = (simulate_matches(pa, pb, n_mc, rng, end) == 0).mean()
-        assert abs(mc - exact) < 4 * math.sqrt(exact * (1 - exact) / n_mc)
-
-    # estimated from a deals table: agrees with the simulation within the bootstrap + MC uncertainty
-    d = deals_from_probs(pa, pb, 4000, rng)
-    r = stats.markov_win_probability(d, "A", "B", n_boot=100, seed=1)
-    mc = (simulate_matches(pa, pb, n_mc, rng) == 0).mean()
-    assert r["low"] < r["win_prob"] < r["high"]
-    assert abs(r["win_prob"] - mc) < 4 * math.sqrt(r["se"] ** 2 + mc * (1 - mc) / n_mc)
-    assert r["table"].shape == (13, 13) and r["table"].loc["2", "2"] == pytest.approx(r["win_prob"])
-    again = stats.markov_win_probability(d, "A", "B", n_boot=100, seed=1)
-    assert again["low"] == r["low"] and again["high"] == r["high"]  # seeded
-    flipped = stats.markov_win_probability(d, "B", "A", n_boot=10)
-    assert flipped["win_prob"] == pytest.approx(1 - r["win_prob"])
-
-
-def test_markov_needs_both_declaring():
-    d = table([0, 1, 2], 0)  # only A (team 0) declares
-    with pytest.raises(ValueError, match="B declaring"):
-        stats.markov_win_probability(d, "A", "B")
-
-
-def test_round_robin_ranks_by_mean_paired_advantage():
-    comps = [
-        {"policy_a": "x", "policy_b": "y", "mean": 0.10, "se": 0.01},
-        {"policy_a": "x", "policy_b": "z", "mean": 0.30, "se": 0.01},
-        {"policy_a": "y", "policy_b": "z", "mean": -0.02, "se": 0.02},
-    ]
-    r = stats.round_robin(comps)
-    assert list(r["policy"]) == ["x", "y", "z"]  # y: (-0.10 - 0.02) / 2, z: (-0.30 + 0.02) / 2
-    x = r.iloc[0]
-    assert x["mean_advantage"] == pytest.approx(0.20)
-    half = 1.959964 * (0.01 ** 2 + 0.01 ** 2) ** 0.5 / 2
-    assert x["high"] - x["mean_advantage"] == pytest.approx(half, rel=1e-5)
-    assert x["wins"] == 2 and x["losses"] == 0
-    z = r[r.policy == "z"].iloc[0]
-    assert z["mean_advantage"] == pytest.approx((-0.30 + 0.02) / 2)
-    assert z["wins"] == 0 and z["losses"] == 1  # -0.30 is significant, +0.02 is not

@@ -27,6 +27,7 @@ def main():
     Examples:
       tractor-sim run experiments/quickstart.toml
       tractor-sim compare basic random --deals 20000 --sprt 0,0.05
+      tractor-sim tune experiments/tune.toml
       tractor-sim judge trick.json --explain
       tractor-sim replay --seed 42 --deal 7 --a basic --b random --html deal.html
       tractor-sim export runs/quickstart --deals 0-9 --out deals.jsonl
@@ -308,7 +309,10 @@ def report(run_dir):
     for need in ("manifest.json", "deals.parquet"):
         if not (Path(run_dir) / need).exists():
             _fail(f"{run_dir}: no {need}: not a finished run directory")
-    md, html = build_report(run_dir)
+    try:
+        md, html = build_report(run_dir)
+    except ValueError as e:  # bad rules in the manifest, a missing column, no deals
+        _fail(str(e))
     click.echo(f"report: {md}\nreport: {html}")
 
 
@@ -456,6 +460,36 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
     except ValueError as e:
         _fail(str(e))
     click.echo(CMP.as_text(result))
+
+
+# --------------------------------------------------------------------------- tune
+@main.command()
+@click.argument("tune_file", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), help="Run directory (default runs/NAME).")
+@click.option("--quiet", is_flag=True, help="No line per iteration.")
+def tune(tune_file, out, quiet):
+    """SPSA on strategy parameters, then tuned vs start under the sequential test.
+
+    \b
+    Example:
+      tractor-sim tune experiments/tune.toml --out runs/tune
+    The file format is in docs/statistics.md.
+    """
+    from tractor_sim import tune as T
+
+    try:
+        cfg = T.load(tune_file)
+        _load_strategies(cfg["modules"])
+        show = None if quiet else (lambda k, theta: click.echo(f"iteration {k + 1}: " + ", ".join(
+            f"{n} = {v:.3f}" for n, v in zip(cfg["params"], theta))))
+        trajectory = T.spsa(cfg, show)
+        tuned = {n: float(trajectory.iloc[-1][n]) for n in cfg["params"]}
+        result = T.verify(cfg, tuned)
+    except ValueError as e:  # TuneError, a bad policy or parameter (StrategyError), a bad count
+        _fail(str(e))
+    out_dir = Path(out or Path("runs") / cfg["name"])
+    command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    click.echo(f"report: {T.write(cfg, trajectory, result, out_dir, command)}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tractor_sim import engine, stats
+from tractor_sim import engine, sprt as SP, stats
 
 
 def _policy(name: str, decision: str | None):
@@ -22,10 +22,17 @@ def compare(a: str, b: str, decision=None, max_deals=20_000, sprt=None, seed=0, 
         raise ValueError("A and B are the same: nothing to compare")
     pa = {**pa, "name": name_a} if isinstance(pa, dict) else {"policy": pa, "name": name_a}
     pb = {**pb, "name": name_b} if isinstance(pb, dict) else {"policy": pb, "name": name_b}
-    specs = engine.plan_chunks([{"name": "compare", "a": pa, "b": pb}], mode="fixed", n=max_deals, seed=seed,
-                               duplicate=True, chunk_size=chunk_size, modules=modules)
-    test = stats.SPRT(*sprt) if sprt else None
-    results, deals = [], None
+    return duel(pa, pb, max_pairs=max_deals, sprt=sprt, seed=seed, chunk_size=chunk_size, modules=modules)
+
+
+def duel(pa: dict, pb: dict, max_pairs=20_000, sprt=None, seed=0, chunk_size=2000, modules=(), rules=None):
+    """A against B (policy tables with distinct names) on duplicate deal pairs at level 2;
+    with ``sprt`` = (low, high) the GSPRT looks as the pairs come and stops when it decides."""
+    name_a, name_b = pa["name"], pb["name"]
+    specs = engine.plan_chunks([{"name": "compare", "a": pa, "b": pb}], mode="fixed", n=max_pairs, seed=seed,
+                               rules=rules, duplicate=True, chunk_size=chunk_size, modules=modules)
+    test = SP.GSPRT(*sprt) if sprt else None
+    results = []
     by_first: dict[int, list] = {}
     for spec in specs:
         by_first.setdefault(spec.first_id, []).append(spec)
@@ -39,10 +46,10 @@ def compare(a: str, b: str, decision=None, max_deals=20_000, sprt=None, seed=0, 
                 break
     deals, _ = engine.to_frames(results)
     cmp = stats.paired_comparison(deals, name_a, name_b)
+    if test is not None:
+        test.finish()
     return {"a": name_a, "b": name_b, "pairs": int(cmp["n_pairs"]), "comparison": cmp,
-            "sprt": None if test is None else {"state": test.state, "llr": test.llr, "bounds":
-                                               (test.lower_bound, test.upper_bound), "low": sprt[0],
-                                               "high": sprt[1]},
+            "sprt": None if test is None else {"test": test, "estimate": SP.corrected_estimate(test)},
             "mde": stats.min_detectable_effect(cmp["sd"], max(1, cmp["n_pairs"])) if cmp["n_pairs"] > 1 else np.nan}
 
 
@@ -51,17 +58,26 @@ def as_text(r: dict) -> str:
     if not c["sd"] > 0:
         return (f"{r['a']} vs {r['b']}: {r['pairs']} duplicate deal pairs, identical results on every pair "
                 f"(the two never played differently, e.g. a bid strategy under rules without an auction)")
-    lines = [f"{r['a']} vs {r['b']}: {r['pairs']} duplicate deal pairs",
-             f"  A gains {c['mean']:+.4f} levels per deal more than B "
-             f"(95% CI {c['low']:+.4f} .. {c['high']:+.4f}, p = {c['p_value']:.3g})",
-             f"  pairing saves: unpaired play would need {c['unpaired_deals_needed']:,.0f} deals "
-             f"for this precision ({c['efficiency']:.1f}x)",
-             f"  minimum detectable effect at this size (alpha 0.05, power 0.8): {r['mde']:.4f} levels per deal"]
     if r["sprt"]:
-        s = r["sprt"]
-        verdict = {"accept_high": f"A is better by at least {s['high']} (H1 accepted)",
-                   "accept_low": f"A is not better than {s['low']} (H0 accepted)",
-                   "continue": "undecided: the deal limit came first"}[s["state"]]
-        lines.append(f"  SPRT [{s['low']}, {s['high']}]: LLR {s['llr']:.2f} in "
-                     f"({s['bounds'][0]:.2f}, {s['bounds'][1]:.2f}): {verdict}")
-    return "\n".join(lines)
+        return _sprt_text(r)
+    return "\n".join([
+        f"{r['a']} vs {r['b']}: {r['pairs']} duplicate deal pairs",
+        f"  A gains {c['mean']:+.4f} levels per deal more than B "
+        f"(95% CI {c['low']:+.4f} .. {c['high']:+.4f}, p = {c['p_value']:.3g})",
+        f"  pairing saves: unpaired play would need {c['unpaired_deals_needed']:,.0f} deals "
+        f"for this precision ({c['efficiency']:.1f}x)",
+        f"  minimum detectable effect at this size (alpha 0.05, power 0.8): {r['mde']:.4f} levels per deal"])
+
+
+def _sprt_text(r: dict) -> str:
+    """After a sequential test only its decision, LLR and bounds, and the
+    stopping-corrected estimate: the fixed-sample interval and p-value are
+    not valid once the data chose when to stop."""
+    t, e = r["sprt"]["test"], r["sprt"]["estimate"]
+    return "\n".join([
+        f"{r['a']} vs {r['b']}: sequential test (GSPRT on pair scores) of A's advantage "
+        f"{t.low:g} (H0) against {t.high:g} (H1) levels per deal, {t.n:,} duplicate deal pairs",
+        f"  {SP.verdict(t, 'A', 'B')}",
+        f"  LLR {t.llr:.2f}, bounds ({t.lower_bound:.2f}, {t.upper_bound:.2f})",
+        f"  stopping-corrected estimate of A's advantage: {e['estimate']:+.4f} levels per deal "
+        f"({100 * e['confidence']:.0f}% CI {e['low']:+.4f} .. {e['high']:+.4f}, median-unbiased)"])

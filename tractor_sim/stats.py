@@ -14,16 +14,12 @@ when ``row <= 2``.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 from scipy import stats as st
-from scipy.sparse.linalg import spsolve
 
 LEVEL_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-MATCH_ENDS = ("pass_ace", "reach_ace")
 MIN_ROWS = 8  # row tables always show rows 0..7 (p<=0 .. 240-275)
 
 
@@ -39,10 +35,8 @@ def row_label(row: int) -> str:
 
 def signed_gain(deals: pd.DataFrame, team: int) -> pd.Series:
     """Level change of ``team`` (0/1) per deal: + if it gained, - if the other team did."""
-    gain = deals["gain"].to_numpy(np.int64)
-    gt = deals["gain_team"].to_numpy(np.int64)
-    out = np.where(gt == team, gain, np.where(gt == 1 - team, -gain, 0))
-    return pd.Series(out, index=deals.index, name=f"signed_gain{team}")
+    c = signed_change0(deals).astype(np.int64)
+    return pd.Series(c if team == 0 else -c, index=deals.index, name=f"signed_gain{team}")
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -72,81 +66,193 @@ def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
 
 # ---------------------------------------------------------------- summaries
 
-def _by_policy(deals: pd.DataFrame) -> pd.DataFrame:
-    """One row per (deal, team): the deal as seen by the policy of that team.
-
-    Names as categoricals (codes, in order of appearance), never a string per
-    row: 10,000,000 deals made 40,000,000 Python strings otherwise.
-    """
-    matchup = pd.Categorical(deals["matchup"], categories=pd.unique(deals["matchup"].astype(str)))
-    names = pd.unique(np.concatenate([pd.unique(deals[f"policy{t}"].astype(str)) for t in (0, 1)]))
-    parts = []
-    for team in (0, 1):
-        parts.append(pd.DataFrame({
-            "deal_row": np.arange(len(deals)),
-            "matchup": matchup,
-            "policy": pd.Categorical(deals[f"policy{team}"].astype(str), categories=names),
-            "change": signed_gain(deals, team).to_numpy(),
-            "declaring": deals["declaring_team"].to_numpy() == team,
-            "held": deals["row"].to_numpy() <= 2,
-            "opp_points": deals["opp_points"].to_numpy(np.int64),
-        }))
-    return pd.concat(parts, ignore_index=True)
+def policy_codes(deals: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(policy names, code of team 0's policy, code of team 1's) per deal, by category codes."""
+    names = pd.unique(np.concatenate([np.asarray(pd.unique(deals[c]), dtype=object) for c in ("policy0", "policy1")]))
+    c0, c1 = (pd.Categorical(deals[c], categories=names).codes.astype(np.int16) for c in ("policy0", "policy1"))
+    return [str(n) for n in names], c0, c1
 
 
-def _match_summary(matches: pd.DataFrame, confidence: float) -> pd.DataFrame:
-    parts = []
-    for team in (0, 1):
-        parts.append(pd.DataFrame({
-            "match_row": np.arange(len(matches)),
-            "matchup": matches["matchup"].astype(str).to_numpy(),
-            "policy": matches[f"policy{team}"].astype(str).to_numpy(),
-            "won": matches["winner"].to_numpy() == team,
-            "deals": matches["deals"].to_numpy(np.int64),
-        }))
-    long = pd.concat(parts, ignore_index=True)
-    rows = []
-    for (m, p), g in long.groupby(["matchup", "policy"], sort=False):
-        wins, n = int(g["won"].sum()), len(g)
-        lo, hi = wilson_interval(wins, n, confidence)
-        rows.append({"matchup": m, "policy": p, "matches": g["match_row"].nunique(), "wins": wins,
-                     "win_rate": wins / n, "win_low": lo, "win_high": hi,
-                     "deals_per_match": float(g.drop_duplicates("match_row")["deals"].mean())})
-    return pd.DataFrame(rows)
+def _layout(deals: pd.DataFrame) -> dict:
+    """Integer codes of a deals table: no Python object per deal (10,000,000 deals
+    made 40,000,000 strings otherwise). A matchup's *sides* are its policy A
+    (team 0 in half 0) = side 0 and the other = side 1; a *cluster* is a
+    duplicate deal pair in fixed mode, a match pair in match mode: the unit
+    that is independent of the others. Cluster ids are matchup * width + id
+    when that is dense (no sort of 10,000,000 keys), else ranks."""
+    matchup = pd.Categorical(deals["matchup"])
+    mc = matchup.codes.astype(np.int64)
+    n_m = len(matchup.categories)
+    names, c0, c1 = policy_codes(deals)
+    first = np.full(n_m, -1, np.int64)
+    h0 = deals["half"].to_numpy() == 0
+    first[mc[h0]] = c0[h0]  # A: team 0's policy in half 0
+    side = [(c != first[mc]).astype(np.int8) for c in (c0, c1)]
+    match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
+    key = deals["match_id" if match_mode else "deal_id"].to_numpy(np.int64)
+    width = int(key.max()) + 1 if len(key) else 1
+    if n_m * width <= 4 * len(key) + 1024:
+        cluster = mc * width + key
+        ids = np.arange(n_m * width)
+    else:
+        ids, cluster = np.unique(mc * width + key, return_inverse=True)
+    return {"matchups": [str(m) for m in matchup.categories], "names": names, "mc": mc, "policy": [c0, c1],
+            "side": side, "first": first, "cluster": cluster, "cluster_matchup": ids // width,
+            "cluster_key": ids % width, "match_mode": match_mode}
+
+
+def signed_change0(deals: pd.DataFrame) -> np.ndarray:
+    """Team 0's signed level change per deal, as small integers."""
+    gain = deals["gain"].to_numpy(np.int8)
+    gt = deals["gain_team"].to_numpy()
+    return np.where(gt == 0, gain, np.where(gt == 1, -gain, 0)).astype(np.int8)
+
+
+def clustered_mean(parts, cluster, cluster_matchup, n_matchups: int, confidence: float = 0.95) -> pd.DataFrame:
+    """Mean of y per (matchup, side) with a t interval clustered by ``cluster``:
+    a ratio estimator (sum of y over count), its variance from the cluster
+    sums, so deals of one pair or one match are not taken as independent.
+    ``parts``: (y, side, mask or None) per team, sharing ``cluster`` (no
+    concatenated copy of 10,000,000 deals). Rows: matchup * 2 + side;
+    columns n, mean, se, low, high, clusters."""
+    size = 2 * len(cluster_matchup)
+    s = np.zeros(size)
+    c = np.zeros(size)
+    for y, side, mask in parts:
+        bins = cluster * 2 + side
+        if mask is not None:
+            bins, y = bins[mask], np.asarray(y)[mask]
+        s += np.bincount(bins, weights=np.asarray(y, float), minlength=size)
+        c += np.bincount(bins, minlength=size)
+    group = cluster_matchup[np.arange(len(s)) // 2] * 2 + np.arange(len(s)) % 2
+    k = 2 * n_matchups
+    n = np.bincount(group, weights=c, minlength=k)
+    total = np.bincount(group, weights=s, minlength=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / n
+        g = np.bincount(group, weights=c > 0, minlength=k)
+        ss = np.bincount(group, weights=s * s, minlength=k) - 2 * mean * np.bincount(group, weights=s * c, minlength=k) \
+            + mean ** 2 * np.bincount(group, weights=c * c, minlength=k)
+        se = np.sqrt(np.clip(ss, 0, None) * g / (g - 1)) / n
+        t = st.t.ppf(0.5 + confidence / 2, np.maximum(g - 1, 1))
+    se = np.where(g > 1, se, np.nan)
+    return pd.DataFrame({"n": n, "mean": mean, "se": se, "low": mean - t * se, "high": mean + t * se,
+                         "clusters": g})
+
+
+def _clustered_proportion(frame: pd.DataFrame, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson intervals on the effective sample size n / design effect of the clusters."""
+    lo, hi = np.full(len(frame), np.nan), np.full(len(frame), np.nan)
+    for i, (n, p, se, g) in enumerate(zip(frame["n"], frame["mean"], frame["se"], frame["clusters"])):
+        if not n > 0:
+            continue
+        binom = p * (1 - p) / n
+        raw = se * se * (g - 1) / g if g > 1 else math.nan  # without the small-sample factor: n_eff = n if iid
+        n_eff = n * binom / raw if binom > 0 and raw > 0 else n
+        n_eff = min(n, n_eff)
+        k = p * n_eff
+        z = st.norm.ppf(0.5 + confidence / 2)
+        centre = (k + z * z / 2) / (n_eff + z * z)
+        half = z * math.sqrt(n_eff * p * (1 - p) + z * z / 4) / (n_eff + z * z)
+        lo[i], hi[i] = max(0.0, centre - half), min(1.0, centre + half)
+    return lo, hi
+
+
+def _quartiles(values, group, weights, k: int) -> np.ndarray:
+    """25/50/75% quantiles of integer values per group, from histograms."""
+    v = np.asarray(values, np.int64)
+    out = np.full((k, 3), np.nan)
+    if not len(v):
+        return out
+    lo = int(v.min())
+    span = int(v.max()) - lo + 1
+    hist = np.bincount(group * span + (v - lo), weights=weights, minlength=k * span).reshape(k, span)
+    cum = hist.cumsum(axis=1)
+    for g in range(k):
+        if cum[g, -1] > 0:
+            out[g] = [lo + int(np.searchsorted(cum[g], q * cum[g, -1])) for q in (0.25, 0.5, 0.75)]
+    return out
 
 
 def matchup_summary(deals: pd.DataFrame, matches: pd.DataFrame | None = None,
                     confidence: float = 0.95) -> pd.DataFrame:
-    """One row per (matchup, policy): how often it holds as declarers, how many
-    points it takes as opponents, its mean level change per deal, and (given
-    matches) its match win rate, each with a confidence interval.
-
-    The level-change CI treats deals as independent (unpaired); use
-    ``paired_comparison`` for the duplicate-pair analysis. In a self-play
-    matchup each deal counts once per team, so the mean change is 0.
-    """
-    long = _by_policy(deals)
+    """One row per (matchup, policy): its level change per deal (total net levels
+    over total deals, with an interval clustered by deal pair / match pair),
+    its hold rate as declarers, the points it conceded as declarers and took
+    as defenders, and (given matches) its match win rate, clustered by match
+    pair. In a self-play matchup the mean change is 0."""
+    lay = _layout(deals)
+    k = 2 * len(lay["matchups"])
+    change0 = signed_change0(deals)
+    dt = deals["declaring_team"].to_numpy()
+    held = deals["row"].to_numpy() <= 2
+    p = deals["opp_points"].to_numpy()
+    side, cl, cm, mc = lay["side"], lay["cluster"], lay["cluster_matchup"], lay["mc"]
+    change = clustered_mean([(change0, side[0], None), (-change0, side[1], None)], cl, cm, len(lay["matchups"]),
+                            confidence)
+    d_side = np.where(dt == 0, side[0], side[1])  # the declaring policy's side
+    f_side = np.where(dt == 0, side[1], side[0])
+    hold = clustered_mean([(held, d_side, None)], cl, cm, len(lay["matchups"]), confidence)
+    hold_lo, hold_hi = _clustered_proportion(hold, confidence)
+    g_decl, g_def = mc * 2 + d_side, mc * 2 + f_side
+    selfplay = side[0] == side[1]
+    deals_n = np.bincount(mc * 2 + side[0], minlength=k) + np.bincount((mc * 2 + side[1])[~selfplay], minlength=k)
+    conceded = np.bincount(g_decl, weights=p, minlength=k)
+    taken = np.bincount(g_def, weights=p, minlength=k)
+    n_decl, n_def = np.bincount(g_decl, minlength=k), np.bincount(g_def, minlength=k)
+    q_c = _quartiles(p, g_decl, None, k)
+    q_t = _quartiles(p, g_def, None, k)
+    names = lay["names"]
+    policy_of = np.full(k, -1)
+    for t in (0, 1):
+        policy_of[mc * 2 + side[t]] = lay["policy"][t]
     rows = []
-    for (m, p), g in long.groupby(["matchup", "policy"], sort=False, observed=True):
-        mean, lo, hi = mean_ci(g["change"], confidence)
-        dec = g[g["declaring"]]
-        held = int(dec["held"].sum())
-        hlo, hhi = wilson_interval(held, len(dec), confidence)
-        opp = g.loc[~g["declaring"], "opp_points"]
-        q = opp.quantile([0.25, 0.5, 0.75]) if len(opp) else pd.Series([math.nan] * 3)
-        rows.append({
-            "matchup": m, "policy": p, "deals": g["deal_row"].nunique(),
-            "level_change": mean, "level_change_low": lo, "level_change_high": hi,
-            "declared": len(dec), "hold_rate": held / len(dec) if len(dec) else math.nan,
-            "hold_low": hlo, "hold_high": hhi,
-            "opp_points_mean": float(opp.mean()) if len(opp) else math.nan,
-            "opp_points_q25": float(q.iloc[0]), "opp_points_q50": float(q.iloc[1]),
-            "opp_points_q75": float(q.iloc[2]),
-        })
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for g in np.flatnonzero(deals_n > 0):
+            rows.append({
+                "matchup": lay["matchups"][g // 2], "policy": names[policy_of[g]], "deals": int(deals_n[g]),
+                "level_change": change["mean"][g], "level_change_low": change["low"][g],
+                "level_change_high": change["high"][g],
+                "declared": int(n_decl[g]), "hold_rate": hold["mean"][g] if n_decl[g] else math.nan,
+                "hold_low": hold_lo[g], "hold_high": hold_hi[g],
+                "conceded_mean": conceded[g] / n_decl[g] if n_decl[g] else math.nan,
+                "conceded_q25": q_c[g, 0], "conceded_q50": q_c[g, 1], "conceded_q75": q_c[g, 2],
+                "taken_mean": taken[g] / n_def[g] if n_def[g] else math.nan,
+                "taken_q25": q_t[g, 0], "taken_q50": q_t[g, 1], "taken_q75": q_t[g, 2],
+            })
     out = pd.DataFrame(rows)
     if matches is not None and len(matches) and len(out):
         out = out.merge(_match_summary(matches, confidence), on=["matchup", "policy"], how="left")
     return out
+
+
+def _match_summary(matches: pd.DataFrame, confidence: float) -> pd.DataFrame:
+    """Match win rate per (matchup, policy), clustered by match pair (the two
+    halves of a duplicate match share their cards)."""
+    frame = matches.assign(deal_id=matches["match_id"], gain=0, gain_team=-1)
+    lay = _layout(frame)
+    side, cl, cm, mc = lay["side"], lay["cluster"], lay["cluster_matchup"], lay["mc"]
+    winner = matches["winner"].to_numpy(np.int64)
+    won = clustered_mean([(winner == 0, side[0], None), (winner == 1, side[1], None)], cl, cm,
+                         len(lay["matchups"]), confidence)
+    lo, hi = _clustered_proportion(won, confidence)
+    k = 2 * len(lay["matchups"])
+    n_deals = matches["deals"].to_numpy(np.int64)
+    per_side = np.bincount(mc * 2 + side[0], minlength=k) + np.bincount(mc * 2 + side[1], minlength=k)
+    deals_sum = np.bincount(mc * 2 + side[0], weights=n_deals, minlength=k)
+    n_matches = np.bincount(mc * 2 + side[0], minlength=k)
+    policy_of = np.full(k, -1)
+    for t in (0, 1):
+        policy_of[mc * 2 + side[t]] = lay["policy"][t]
+    rows = []
+    for g in np.flatnonzero(per_side > 0):
+        m = g // 2
+        all_m = (n_matches[2 * m] + n_matches[2 * m + 1])
+        rows.append({"matchup": lay["matchups"][m], "policy": lay["names"][policy_of[g]],
+                     "matches": int(won["n"][g]), "wins": int(round(won["mean"][g] * won["n"][g])),
+                     "win_rate": won["mean"][g], "win_low": lo[g], "win_high": hi[g],
+                     "deals_per_match": (deals_sum[2 * m] + deals_sum[2 * m + 1]) / all_m})
+    return pd.DataFrame(rows)
 
 
 def row_frequencies(deals: pd.DataFrame, by_declarer: bool = False) -> pd.DataFrame:
@@ -155,18 +261,22 @@ def row_frequencies(deals: pd.DataFrame, by_declarer: bool = False) -> pd.DataFr
     Columns are the row labels ("p<=0", "5-35", ...) plus ``n``."""
     rows = deals["row"].to_numpy(np.int64)
     n_rows = max(MIN_ROWS, int(rows.max()) + 1 if len(rows) else 0)
-    keys = {"matchup": deals["matchup"].astype(str).to_numpy()}
+    matchup = pd.Categorical(deals["matchup"])
+    group, labels = matchup.codes.astype(np.int64), [(m,) for m in matchup.categories]
     if by_declarer:
-        keys["declarer"] = np.where(deals["declaring_team"].to_numpy() == 0,
-                                    deals["policy0"].astype(str), deals["policy1"].astype(str))
-    frame = pd.DataFrame({**keys, "row": rows})
-    counts = (frame.groupby(list(keys), sort=False)["row"]
-              .value_counts().unstack(fill_value=0)
-              .reindex(columns=range(n_rows), fill_value=0))
+        lay = _layout(deals)
+        dt = deals["declaring_team"].to_numpy()
+        pol = np.where(dt == 0, lay["policy"][0], lay["policy"][1])
+        k = len(lay["names"])
+        group = lay["mc"] * k + pol
+        labels = [(m, p) for m in lay["matchups"] for p in lay["names"]]
+    counts = np.bincount(group * n_rows + rows, minlength=len(labels) * n_rows).reshape(len(labels), n_rows)
     n = counts.sum(axis=1)
-    freq = counts.div(n, axis=0)
-    freq.columns = [row_label(r) for r in range(n_rows)]
-    freq["n"] = n
+    seen = pd.unique(group)  # groups in order of appearance
+    index = pd.MultiIndex.from_tuples([labels[i] for i in seen], names=["matchup", "declarer"][:len(labels[0])]) \
+        if by_declarer else pd.Index([labels[i][0] for i in seen], name="matchup")
+    freq = pd.DataFrame(counts[seen] / n[seen, None], index=index, columns=[row_label(r) for r in range(n_rows)])
+    freq["n"] = n[seen]
     return freq
 
 
@@ -193,8 +303,9 @@ def paired_comparison(deals: pd.DataFrame, policy_a: str, policy_b: str,
     A's pair score is A's signed change in half 0 plus half 1 divided by the
     deals in the pair (levels per deal): per (matchup, deal_id), or per
     (matchup, match_id) in match mode (``unit="auto"`` picks match mode when
-    match_id >= 0). Returns the mean with a t CI and p-value (H0: no
-    difference), and how many *unpaired* deals (A's single-deal changes
+    match_id >= 0). The mean is A's total net levels over the total deals
+    (pairs weighted by their deals, so a long match counts for its deals),
+    with a t CI and p-value over pairs (H0: no difference), and how many *unpaired* deals (A's single-deal changes
     taken as independent draws) would give the same standard error:
     ``n_pairs * var_unpaired / var_paired``.
     """
@@ -215,15 +326,18 @@ def paired_comparison(deals: pd.DataFrame, policy_a: str, policy_b: str,
            "deals": int(g["deals"].sum()), "scores": scores}
     if n < 2:
         raise ValueError(f"need at least 2 complete duplicate pairs of {policy_a} and {policy_b}, got {n}")
-    test = st.ttest_1samp(scores.to_numpy(float), 0.0)
-    ci = test.confidence_interval(confidence)
+    tot, dl = g["total"].to_numpy(float), g["deals"].to_numpy(float)
+    mean = tot.sum() / dl.sum()  # levels per deal: total over total, in match mode too
+    se = math.sqrt(((tot - mean * dl) ** 2).sum() * n / (n - 1)) / dl.sum()
+    tq = st.t.ppf(0.5 + confidence / 2, n - 1)
+    p_value = float(2 * st.t.sf(abs(mean) / se, n - 1)) if se > 0 else (0.0 if mean else 1.0)
     singles = frame["change"].to_numpy(float)
-    var_p = float(scores.var(ddof=1))
+    var_p = se * se * n  # the variance of one pair's score (per-deal weighted)
     var_u = float(np.var(singles, ddof=1))
     needed = n * var_u / var_p if var_p > 0 else math.inf
     out.update({
-        "mean": float(scores.mean()), "low": float(ci.low), "high": float(ci.high),
-        "sd": math.sqrt(var_p), "se": math.sqrt(var_p / n), "p_value": float(test.pvalue),
+        "mean": mean, "low": mean - tq * se, "high": mean + tq * se,
+        "sd": math.sqrt(var_p), "se": se, "p_value": p_value,
         "var_paired": var_p, "var_unpaired": var_u,
         "unpaired_deals_needed": needed, "efficiency": needed / out["deals"],
     })
@@ -242,199 +356,3 @@ def deals_needed(sd: float, effect: float, alpha: float = 0.05, power: float = 0
     the inverse of ``min_detectable_effect``."""
     z = st.norm.ppf(1 - alpha / 2) + st.norm.ppf(power)
     return int(math.ceil((z * sd / abs(effect)) ** 2))
-
-
-class SPRT:
-    """Sequential test on pair scores, Fishtest's GSPRT in its normal form.
-
-    H0: mean pair score = ``low``; H1: = ``high`` (levels per deal). With the
-    variance estimated from the data, LLR = n (high - low) (2 mean - low -
-    high) / (2 var); stop when it leaves (log(beta/(1-alpha)),
-    log((1-beta)/alpha)). This answers "is A better than B by at least
-    ``high``?" with the fewest pairs. No decision before ``min_n`` scores,
-    where the variance estimate is too rough.
-    """
-
-    def __init__(self, low: float, high: float, alpha: float = 0.05, beta: float = 0.05, min_n: int = 20):
-        if not high > low:
-            raise ValueError("SPRT needs high > low")
-        self.low, self.high = float(low), float(high)
-        self.alpha, self.beta, self.min_n = alpha, beta, int(min_n)
-        self.lower_bound = math.log(beta / (1 - alpha))
-        self.upper_bound = math.log((1 - beta) / alpha)
-        self.n, self.sum, self.sumsq, self.llr = 0, 0.0, 0.0, 0.0
-        self.state = "continue"
-
-    def _llr(self, n, s, ss):
-        mean = s / n
-        var = np.maximum(ss / n - mean * mean, 1e-12)
-        return n * (self.high - self.low) * (2 * mean - self.low - self.high) / (2 * var)
-
-    def update(self, scores) -> str:
-        """Add pair scores in order; stop at the first one that crosses a bound
-        (later scores are ignored, as a test would stop there)."""
-        x = np.asarray(scores, dtype=float).ravel()
-        if self.state != "continue" or len(x) == 0:
-            return self.state
-        n = self.n + np.arange(1, len(x) + 1)
-        s = self.sum + np.cumsum(x)
-        ss = self.sumsq + np.cumsum(x * x)
-        llr = self._llr(n, s, ss)
-        crossed = (n >= self.min_n) & ((llr >= self.upper_bound) | (llr <= self.lower_bound))
-        k = int(np.argmax(crossed)) if crossed.any() else len(x) - 1
-        self.n, self.sum, self.sumsq, self.llr = int(n[k]), float(s[k]), float(ss[k]), float(llr[k])
-        if crossed.any():
-            self.state = "accept_high" if self.llr >= self.upper_bound else "accept_low"
-        return self.state
-
-    @property
-    def mean(self) -> float:
-        return self.sum / self.n if self.n else math.nan
-
-
-# ---------------------------------------------------------- match Markov chain
-
-@lru_cache(maxsize=None)
-def _chain_targets(top: int, n_rows: int) -> np.ndarray:
-    """For state (level A, level B, declarer: 0=A 1=B) and row: the next state's
-    index, -1 when A wins, -2 when B wins. A team wins when its level >= top."""
-    targets = np.empty((top * top * 2, n_rows), dtype=np.int64)
-    for la in range(top):
-        for lb in range(top):
-            for d in (0, 1):
-                for r in range(n_rows):
-                    lv, nd = [la, lb], d
-                    if r <= 2:
-                        lv[d] += 3 - r
-                    else:
-                        nd = 1 - d
-                        lv[nd] += r - 3
-                    if lv[0] >= top:
-                        t = -1
-                    elif lv[1] >= top:
-                        t = -2
-                    else:
-                        t = (lv[0] * top + lv[1]) * 2 + nd
-                    targets[(la * top + lb) * 2 + d, r] = t
-    return targets
-
-
-def solve_match_chain(probs_a, probs_b, match_end: str = "pass_ace") -> tuple[np.ndarray, np.ndarray]:
-    """Exact match outcome from deal-level row distributions.
-
-    ``probs_a[r]``: probability of level-table row r when A's team declares;
-    ``probs_b`` when B's declares; assumed not to depend on the levels.
-    Solves the absorbing chain over (level A, level B, declarer) and returns
-    (win, deals): arrays [level A, level B, declarer (0=A, 1=B)] of A's match
-    win probability and the expected deals left. Levels 0..12 = 2..A
-    (0..11 for ``reach_ace``, where reaching A wins).
-    """
-    if match_end not in MATCH_ENDS:
-        raise ValueError(f"match_end must be one of {MATCH_ENDS}, got {match_end!r}")
-    top = 13 if match_end == "pass_ace" else 12
-    n_rows = max(len(probs_a), len(probs_b), 4)
-    pa = np.zeros(n_rows)
-    pb = np.zeros(n_rows)
-    pa[:len(probs_a)] = probs_a
-    pb[:len(probs_b)] = probs_b
-    if pa[3] >= 1 and pb[3] >= 1:
-        raise ValueError("the match never ends: every deal is 80-115 for both sides")
-    targets = _chain_targets(top, n_rows)
-    n_states = len(targets)
-    probs = np.where((np.arange(n_states) % 2 == 0)[:, None], pa, pb)
-    src = np.broadcast_to(np.arange(n_states)[:, None], targets.shape)
-    live = targets >= 0
-    q = sparse.coo_matrix((probs[live], (src[live], targets[live])), shape=(n_states, n_states))
-    a_wins = (probs * (targets == -1)).sum(axis=1)
-    system = (sparse.identity(n_states) - q).tocsc()
-    sol = spsolve(system, np.column_stack([a_wins, np.ones(n_states)]))
-    return sol[:, 0].reshape(top, top, 2), sol[:, 1].reshape(top, top, 2)
-
-
-def markov_win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str,
-                           match_end: str = "pass_ace", matchup: str | None = None,
-                           n_boot: int = 200, seed: int = 0, confidence: float = 0.95) -> dict:
-    """Probability that A wins a match, from deal-level results alone.
-
-    Estimates the row distribution for each declaring policy from the deals
-    of A against B (both seatings, pooled over matchups unless ``matchup``
-    is given), solves the chain (``solve_match_chain``) and starts at 2-2
-    with the first declarer drawn 50/50. The interval is a seeded parametric
-    bootstrap: row counts redrawn from the estimated multinomials.
-    Returns win_prob, se, low, high, expected_deals, ``table`` (A's win
-    probability by starting levels, first declarer 50/50), the tables for
-    each first declarer, ``row_probs`` and the deal counts behind them.
-    """
-    d = _pair_deals(deals, policy_a, policy_b, matchup)
-    rows = d["row"].to_numpy(np.int64)
-    decl = np.where(d["declaring_team"].to_numpy() == 0, d["policy0"].astype(str), d["policy1"].astype(str))
-    n_rows = max(MIN_ROWS, int(rows.max()) + 1 if len(rows) else 0)
-    if policy_a == policy_b:
-        ca = cb = np.bincount(rows, minlength=n_rows)
-    else:
-        ca = np.bincount(rows[decl == policy_a], minlength=n_rows)
-        cb = np.bincount(rows[decl == policy_b], minlength=n_rows)
-    for name, c in ((policy_a, ca), (policy_b, cb)):
-        if c.sum() == 0:
-            raise ValueError(f"no deals of {policy_a} against {policy_b} with {name} declaring")
-    pa, pb = ca / ca.sum(), cb / cb.sum()
-    win, left = solve_match_chain(pa, pb, match_end)
-
-    rng = np.random.default_rng(seed)
-    boot = []
-    for _ in range(n_boot):
-        try:
-            w, _ = solve_match_chain(rng.multinomial(ca.sum(), pa) / ca.sum(),
-                                     rng.multinomial(cb.sum(), pb) / cb.sum(), match_end)
-        except ValueError:
-            continue
-        boot.append(0.5 * (w[0, 0, 0] + w[0, 0, 1]))
-    boot = np.array(boot)
-    tail = (1 - confidence) / 2
-    lo, hi = np.quantile(boot, [tail, 1 - tail]) if len(boot) > 1 else (math.nan, math.nan)
-
-    names = list(LEVEL_NAMES[:win.shape[0]])
-
-    def table(values):
-        return pd.DataFrame(values, index=pd.Index(names, name=f"level of {policy_a}"),
-                            columns=pd.Index(names, name=f"level of {policy_b}"))
-
-    return {
-        "policy_a": policy_a, "policy_b": policy_b, "match_end": match_end,
-        "win_prob": float(0.5 * (win[0, 0, 0] + win[0, 0, 1])),
-        "se": float(boot.std(ddof=1)) if len(boot) > 1 else math.nan,
-        "low": float(lo), "high": float(hi), "n_boot": len(boot),
-        "expected_deals": float(0.5 * (left[0, 0, 0] + left[0, 0, 1])),
-        "table": table(0.5 * (win[:, :, 0] + win[:, :, 1])),
-        "table_a_declares": table(win[:, :, 0]), "table_b_declares": table(win[:, :, 1]),
-        "row_probs": pd.DataFrame([pa, pb], index=[f"{policy_a} declares", f"{policy_b} declares"],
-                                  columns=[row_label(r) for r in range(n_rows)]),
-        "n_declared": {"a": int(ca.sum()), "b": int(cb.sum())},
-    }
-
-
-def round_robin(comparisons: list[dict], confidence: float = 0.95) -> pd.DataFrame:
-    """Rank policies by their mean paired advantage over the others they met.
-
-    ``comparisons`` are paired_comparison results (with ``policy_a``,
-    ``policy_b``, ``mean``, ``se``).  A policy's score is the average of its
-    signed effects against each opponent; its interval combines the
-    comparisons' standard errors (they come from separate deal sets, so they
-    add as independent).  Meant for tournaments of three or more policies.
-    """
-    rows: dict[str, list[tuple[float, float]]] = {}
-    for c in comparisons:
-        rows.setdefault(c["policy_a"], []).append((c["mean"], c["se"]))
-        rows.setdefault(c["policy_b"], []).append((-c["mean"], c["se"]))
-    z = st.norm.ppf(0.5 + confidence / 2)
-    out = []
-    for pol, effects in rows.items():
-        means = np.array([m for m, _ in effects])
-        ses = np.array([s for _, s in effects])
-        k = len(effects)
-        score = means.mean()
-        half = z * np.sqrt((ses ** 2).sum()) / k
-        out.append({"policy": pol, "opponents": k, "mean_advantage": score, "low": score - half,
-                    "high": score + half, "wins": int((means - z * ses > 0).sum()),
-                    "losses": int((means + z * ses < 0).sum())})
-    return pd.DataFrame(out).sort_values("mean_advantage", ascending=False).reset_index(drop=True)

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tractor_sim import stats
-from tractor_sim.report import plots
+from tractor_sim import chain, stats
+from tractor_sim.report import plots, sections
+from tractor_sim.rules import RulesError, as_rules
 
 NO_MATCHES = "no matches in this run (fixed-levels mode)"
 MAX_HEATMAPS = 4  # a tournament has many matchups: keep the report readable and small
@@ -64,109 +65,77 @@ def _read_optional(path: Path) -> pd.DataFrame | None:
 
 def _two_policies(d: pd.DataFrame) -> tuple[str, str] | None:
     """(A, B) of a matchup with two different policies; A is team 0 in half 0."""
-    policies = set(d["policy0"].astype(str)) | set(d["policy1"].astype(str))
+    policies = {str(p) for c in ("policy0", "policy1") for p in pd.unique(d[c])}
     if len(policies) != 2:
         return None
-    first = d[d["half"].to_numpy() == 0] if (d["half"].to_numpy() == 0).any() else d
-    a = first["policy0"].astype(str).mode().iloc[0]
+    a = str(d["policy0"].iloc[int(np.argmax(d["half"].to_numpy() == 0))])
     return a, (policies - {a}).pop()
 
 
 def _matchups(deals: pd.DataFrame):
-    names = deals["matchup"].astype(str)
-    for m in dict.fromkeys(names):
-        yield m, deals[names.to_numpy() == m]
+    """(name, deals) per matchup in order of appearance, by category codes."""
+    cat = pd.Categorical(deals["matchup"])
+    codes = cat.codes
+    for c in pd.unique(codes):
+        mine = codes == c
+        yield str(cat.categories[c]), deals if mine.all() else deals[mine]
 
 
-def _comparisons(deals: pd.DataFrame) -> list[dict]:
-    out = []
-    for m, d in _matchups(deals):
-        ab = _two_policies(d)
-        if ab is None or set(d["half"].unique()) != {0, 1}:
-            continue
-        try:
-            r = stats.paired_comparison(d, *ab)
-        except ValueError:
-            continue
-        r["matchup"] = m
-        r["mde"] = stats.min_detectable_effect(r["sd"], r["n_pairs"])
-        out.append(r)
-    return out
-
-
-def _markov(deals: pd.DataFrame, match_end: str) -> tuple[list[dict], list[str]]:
+def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[list[dict], list[tuple]]:
+    """The chain for the top two policies first, then other matchups up to MAX_HEATMAPS
+    (each chain's bootstrap costs seconds: a 21-matchup tournament would take minutes)."""
     done, skipped = [], []
-    for m, d in _matchups(deals):
+    todo = list(_matchups(deals))
+    if first is not None:
+        todo.sort(key=lambda md: _two_policies(md[1]) not in (first, first[::-1]))
+    for m, d in todo:
         ab = _two_policies(d)
         if ab is None:
-            skipped.append(f"{m}: not two different policies")
+            skipped.append((m, "not two different policies"))
             continue
+        if len(done) >= MAX_HEATMAPS:
+            skipped.append((m, f"only {MAX_HEATMAPS} chains per report, each bootstrap costs seconds "
+                               "(tractor_sim.chain.win_probability computes any)"))
+            continue
+        if first is not None and set(ab) == set(first):
+            ab = first
         try:
-            r = stats.markov_win_probability(d, *ab, match_end=match_end)
+            r = chain.win_probability(d, *ab, rules=rules)
         except ValueError as e:
-            skipped.append(f"{m}: {e}")
+            skipped.append((m, str(e)))
             continue
         r["matchup"] = m
         done.append(r)
     return done, skipped
 
 
-def _match_end(manifest: dict) -> str:
+def _rules(manifest: dict):
+    """The run's resolved rules (the manifest's experiment), never a default by accident."""
     exp = manifest.get("experiment") or {}
-    for where in (exp.get("rules"), exp):
-        if isinstance(where, dict) and where.get("match_end") in stats.MATCH_ENDS:
-            return where["match_end"]
-    return "pass_ace"
-
-
-def _observed_win(matches: pd.DataFrame | None, matchup: str, a: str) -> str:
-    if matches is None:
-        return ""
-    g = matches[matches["matchup"].astype(str).to_numpy() == matchup]
-    if not len(g):
-        return ""
-    won = np.where(g["policy0"].astype(str) == a, g["winner"] == 0, g["winner"] == 1)
-    lo, hi = stats.wilson_interval(int(won.sum()), len(g))
-    return _ci(won.mean(), lo, hi)
+    try:
+        return as_rules(exp.get("rules"))
+    except RulesError as e:
+        raise ValueError(f"manifest.json: the run's rules do not resolve: {e}") from None
 
 
 # ------------------------------------------------------------------ text
 
-def _ranking_headline(ranking: pd.DataFrame) -> str:
-    best = ranking.iloc[0]
-    order = " > ".join(ranking["policy"].astype(str))
-    half = (best["high"] - best["low"]) / 2
-    return (f"{best['policy']} ranks first, gaining {_pm(best['mean_advantage'], half)} levels per deal on "
-            f"average over the {int(best['opponents'])} other policies it met in duplicate pairs "
-            f"(significantly better than {int(best['wins'])}, worse than {int(best['losses'])}); "
-            f"order: {order}.")
-
-
-def _headline(summary: pd.DataFrame, comparisons: list[dict], ranking: pd.DataFrame | None = None) -> str:
-    if ranking is not None and len(ranking) >= 3:
-        return _ranking_headline(ranking)
-    if comparisons:
-        r = max(comparisons, key=lambda c: abs(c["mean"]))
-        a, b, mean = r["policy_a"], r["policy_b"], r["mean"]
-        if mean < 0:
-            a, b, mean = b, a, -mean
-        half = (r["high"] - r["low"]) / 2
-        where = f" in {r['matchup']}" if len(comparisons) > 1 else ""
-        sig = "" if r["p_value"] < 0.05 else ", not significant at the 5% level"
-        return (f"Policy {a} gains {_pm(mean, half)} levels per deal more than {b}{where} "
-                f"on {r['n_pairs']:,} duplicate {r['unit']} pairs ({_p(r['p_value'])}{sig}).")
+def _headline(summary: pd.DataFrame, rated: dict) -> str:
+    if not rated.get("error"):
+        return sections.headline(rated)
     s = summary.dropna(subset=["level_change"])
     if not len(s):
         return "The run recorded no deals to compare."
     best = s.loc[s["level_change"].idxmax()]
     ci = (f" (95% CI {best['level_change_low']:+.3f} to {best['level_change_high']:+.3f})"
           if not math.isnan(best["level_change_low"]) else "")
-    return (f"Policy {best['policy']} has the best mean level change, {best['level_change']:+.3f} "
-            f"levels per deal{ci}, in {best['matchup']} over {int(best['deals']):,} deals.")
+    return (f"No ratings ({rated['error']}). Policy {best['policy']} has the best level change, "
+            f"{best['level_change']:+.3f} levels per deal{ci}, in {best['matchup']} over {int(best['deals']):,} deals.")
 
 
 def _played_sentence(summary: pd.DataFrame) -> str:
-    """Observed match result of the first matchup of two policies, if matches were played."""
+    """Observed match result of the first matchup of two policies, if matches were played
+    (interval clustered by match pair)."""
     if "win_rate" not in summary:
         return ""
     for m, g in summary.groupby("matchup", sort=False):
@@ -182,13 +151,16 @@ def _summary_table(summary: pd.DataFrame) -> pd.DataFrame:
     s = summary
     t = pd.DataFrame({
         "matchup": s["matchup"], "policy": s["policy"], "deals": s["deals"],
-        "level change / deal [95% CI]": [_ci(*v) for v in zip(s["level_change"], s["level_change_low"],
-                                                              s["level_change_high"])],
-        "declared": s["declared"],
+        "net levels / deal [95% CI]": [_ci(*v) for v in zip(s["level_change"], s["level_change_low"],
+                                                             s["level_change_high"])],
+        "deals declared": s["declared"],
         "hold rate as declarers [95% CI]": [_ci(*v) for v in zip(s["hold_rate"], s["hold_low"], s["hold_high"])],
-        "points as opponents: mean": s["opp_points_mean"].map(lambda v: _num(v, 1)),
-        "median": s["opp_points_q50"].map(lambda v: _num(v, 0)),
-        "quartiles": [f"{_num(a, 0)}-{_num(b, 0)}" for a, b in zip(s["opp_points_q25"], s["opp_points_q75"])],
+        "points conceded as declarers: mean": s["conceded_mean"].map(lambda v: _num(v, 1)),
+        "median [quartiles]": [f"{_num(m, 0)} [{_num(a, 0)}-{_num(b, 0)}]" for m, a, b in
+                               zip(s["conceded_q50"], s["conceded_q25"], s["conceded_q75"])],
+        "points taken as defenders: mean": s["taken_mean"].map(lambda v: _num(v, 1)),
+        "median [quartiles] ": [f"{_num(m, 0)} [{_num(a, 0)}-{_num(b, 0)}]" for m, a, b in
+                                zip(s["taken_q50"], s["taken_q25"], s["taken_q75"])],
     })
     if "win_rate" in s:
         t["matches"] = s["matches"].map(lambda v: _num(int(v)) if not math.isnan(v) else "")
@@ -197,27 +169,19 @@ def _summary_table(summary: pd.DataFrame) -> pd.DataFrame:
     return t
 
 
-def _comparison_table(comparisons: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "matchup": r["matchup"], "A": r["policy_a"], "B": r["policy_b"], "unit": r["unit"],
-        "pairs": r["n_pairs"], "deals": r["deals"],
-        "A's net levels / deal [95% CI]": _ci(r["mean"], r["low"], r["high"], 4),
-        "p-value": _p(r["p_value"]), "sd of pair score": _num(r["sd"]),
-        "detectable effect (80% power)": _num(r["mde"], 4),
-        "unpaired deals for same precision": _num(r["unpaired_deals_needed"], 0),
-        "gain over unpaired": f"{r['efficiency']:.1f}x",
-    } for r in comparisons])
-
-
-def _markov_table(results: list[dict], matches: pd.DataFrame | None) -> pd.DataFrame:
+def _markov_table(results: list[dict], summary: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for r in results:
         row = {"matchup": r["matchup"], "A": r["policy_a"], "B": r["policy_b"], "match end": r["match_end"],
                "P(A wins) from 2-2 [95% CI]": _ci(r["win_prob"], r["low"], r["high"]),
                "expected deals": _num(r["expected_deals"], 1),
                "deals with A / B declaring": f"{r['n_declared']['a']:,} / {r['n_declared']['b']:,}"}
-        if matches is not None:
-            row["observed A win rate [95% CI]"] = _observed_win(matches, r["matchup"], r["policy_a"])
+        if "win_rate" in summary:
+            o = summary[(summary["matchup"] == r["matchup"]) & (summary["policy"] == r["policy_a"])]
+            if len(o) and not math.isnan(o["win_rate"].iloc[0]):
+                o = o.iloc[0]
+                row["observed A win rate [95% CI]"] = _ci(o["win_rate"], o["win_low"], o["win_high"])
+                row["observed deals / match"] = _num(o["deals_per_match"], 1)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -324,9 +288,37 @@ def _figure(blocks: list, run_dir: Path, name: str, caption: str, draw, *args) -
 
 # The deal columns the statistics and figures read; the others stay on disk (a report over
 # 10,000,000 deals read them all and peaked at 5.5 GB).
-REPORT_COLUMNS = ["matchup", "policy0", "policy1", "seed", "half", "deal_id", "match_id", "deal_in_match",
+REPORT_COLUMNS = ["matchup", "policy0", "policy1", "half", "deal_id", "match_id", "deal_in_match",
                   "declaring_team", "gain", "gain_team", "opp_points", "row",
                   "level0_before", "level1_before", "level0_after", "level1_after"]
+
+
+PLOT_ROWS = 400_000  # descriptive figures of bigger runs draw a systematic sample of the deals
+
+
+def _plot_sample(deals: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Every k-th duplicate pair or match (both halves kept) when the run is big, with a caption note;
+    the tables and every statistic always use all the deals."""
+    if len(deals) <= PLOT_ROWS:
+        return deals, ""
+    k = -(-len(deals) // PLOT_ROWS)
+    match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
+    key = deals["match_id" if match_mode else "deal_id"].to_numpy()
+    return deals[key % k == 0], f" (every {k}th {'match' if match_mode else 'deal'} id of {len(deals):,} deals)"
+
+
+def _read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
+    """The columns one at a time, single-threaded: reading all at once held the
+    decompression buffers of every column together (1.1 GB for 10,000,000 deals)."""
+    import pyarrow.parquet as pq
+
+    f = pq.ParquetFile(path)
+    names = set(f.schema_arrow.names)
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise ValueError(f"{path}: no column {', '.join(missing)}: not a deals table of this version")
+    return pd.DataFrame({c: f.read(columns=[c], use_threads=False).column(0).to_pandas() for c in columns},
+                        copy=False)
 
 
 def build_report(run_dir) -> tuple[Path, Path]:
@@ -334,19 +326,21 @@ def build_report(run_dir) -> tuple[Path, Path]:
     from its manifest.json, deals.parquet and (optional) matches.parquet."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    deals = pd.read_parquet(run_dir / "deals.parquet", columns=REPORT_COLUMNS)
+    deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS)
     if not len(deals):
         raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
     matches = _read_optional(run_dir / "matches.parquet")
     (run_dir / "figures").mkdir(exist_ok=True)
 
+    rules = _rules(manifest)
     summary = stats.matchup_summary(deals, matches)
     summary.to_csv(run_dir / "summary.csv", index=False)
-    comparisons = _comparisons(deals)
-    ranking = stats.round_robin(comparisons) if comparisons else None
-    markov, markov_skipped = _markov(deals, _match_end(manifest))
+    rated = sections.rate(deals)
+    markov, markov_skipped = _markov(deals, rules, sections.top_two(rated))
+    chain_text = sections.chain_sentence(markov, rated)
     match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
     name = str(manifest.get("name", run_dir.name))
+    matchup_names = [m for m, _ in _matchups(deals)]
 
     b: list[tuple] = [("h", 1, f"tractor-sim report: {name}")]
     b += [("h", 2, "What was run")]
@@ -354,70 +348,71 @@ def build_report(run_dir) -> tuple[Path, Path]:
         f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
         f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
         f"mode: {'matches' if match_mode else 'fixed levels'}; "
-        f"duplicate: {'yes' if comparisons else 'no'}",
+        f"duplicate: {'no' if 'pairs' not in rated else 'yes'}",
         f"deals: {len(deals):,}; matches: {0 if matches is None else len(matches):,}",
-        "matchups: " + ", ".join(dict.fromkeys(deals["matchup"].astype(str))),
+        "matchups: " + ", ".join(matchup_names),
+        "rules: " + ", ".join(f"{k} = {v}" for k, v in rules.to_dict().items()),
     ])]
     b += [("p", "Resolved experiment:"), ("code", json.dumps(manifest.get("experiment", {}), indent=2,
                                                             default=str), "json")]
 
-    b += [("h", 2, "Headline"), ("headline", _headline(summary, comparisons, ranking))]
-    if comparisons:
-        b += [("p", "± is the half-width of the 95% confidence interval; a duplicate pair is one deal "
-                    "(or match) played twice with the policies swapped between the teams.")]
-    if markov:
-        r = markov[0]
-        b += [("p", f"From the deal-level results alone, {r['policy_a']} wins a match against {r['policy_b']} "
-                    f"from 2-2 with probability {r['win_prob']:.3f} (95% CI {r['low']:.3f} to {r['high']:.3f})"
-                    f"{' in ' + r['matchup'] if len(markov) > 1 else ''}.")]
+    b += [("h", 2, "Headline"), ("headline", _headline(summary, rated))]
+    if not rated.get("error"):
+        b += [("p", "Levels per deal: a policy's net levels (its team's gains minus the other team's) over the "
+                    "deals played. ± is the half-width of the 95% interval; a duplicate pair is one deal (or "
+                    "match) played twice with the policies swapped between the teams.")]
+    if chain_text:
+        b += [("p", chain_text)]
 
     played = _played_sentence(summary)
     if played:
         b += [("p", played)]
 
     b += [("h", 2, "Tables"), ("h", 3, "Per matchup and policy"),
-          ("p", "Level change per deal: the policy's team gain minus the other team's, with a t interval "
-                "that treats deals as independent. Hold rate: share of the policy's declaring deals with "
-                "p < 80. Points as opponents: p when the policy was the declarers' opponents."),
+          ("p", "Net levels / deal: the policy's team gains minus the other team's, summed over the deals and "
+                "divided by them; the t interval is clustered by "
+                f"{'match pair (the deals of one match, and its duplicate, are not independent)' if match_mode else 'duplicate deal pair'}. "
+                "Hold rate: share of the policy's declaring deals with p < 80 (interval clustered the same way). "
+                "Points conceded as declarers: the opponents' total p in the deals this policy declared "
+                "(in a discard study, what its own burial and play let through). Points taken as defenders: "
+                "p in the deals the other policy declared (in a discard study, a measure of the other policy's "
+                "burial, not of this one's)." + (" Match win rate: clustered by match pair." if matches is not None
+                                                 else "")),
           ("table", _summary_table(summary))]
-    if comparisons:
-        b += [("h", 3, "Duplicate pairs"),
-              ("p", "Pair score: A's level change over both halves divided by the deals in the pair; "
-                    "t-test against 0. 'Unpaired deals for same precision' is how many independent deals "
-                    "would give the same standard error (pairs x unpaired variance / pair-score variance)."),
-              ("table", _comparison_table(comparisons))]
-    if ranking is not None and len(ranking) >= 3:
-        table = ranking.rename(columns={"mean_advantage": "mean advantage / deal", "low": "95% low",
-                                        "high": "95% high", "wins": "significantly better than",
-                                        "losses": "significantly worse than"})
-        b += [("h", 3, "Ranking"),
-              ("p", "Each policy's paired advantage averaged over the policies it met; the interval adds "
-                    "the comparisons' standard errors as independent (separate deal pairs)."),
-              ("table", table)]
+    b += sections.blocks(rated, run_dir)
     b += [("h", 3, "Level-table rows by declaring policy"), ("table", _row_table(deals))]
     if markov or markov_skipped:
         b += [("h", 3, "Match win probability (Markov chain)"),
-              ("p", "Absorbing chain over (level of A, level of B, declaring team), with each declaring "
-                    "policy's row distribution estimated from the deals and assumed independent of the "
-                    "levels; first declarer 50/50. Interval: parametric bootstrap of the row counts.")]
+              ("p", "Absorbing chain over (level of A, level of B, declaring team) under the run's resolved "
+                    f"rules (match_end = {rules.match_end}, must_defend = {rules.must_defend}, declaring = "
+                    f"{rules.declaring}), with the level changes from the kernels' level table; each declaring "
+                    "policy's row distribution is estimated from the deals and assumed independent of the "
+                    "levels. " + ("Under the auction every deal's declarers are A's team with the observed "
+                                  "share. " if rules.declaring == "auction" else
+                                  "First declarer 50/50, then the declarers keep the deal while they hold. ")
+                    + "Interval: parametric bootstrap of the row counts.")]
         if markov:
-            b += [("table", _markov_table(markov, matches))]
-        b += [("p", f"Skipped {s}.") for s in markov_skipped]
+            b += [("table", _markov_table(markov, summary))]
+        reasons = {}
+        for m, why in markov_skipped:
+            reasons.setdefault(why, []).append(m)
+        b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
 
     b += [("h", 2, "Figures")]
-    _figure(b, run_dir, "opp_points.png", "Opponents' points by policy (as declarers' opponents)",
-            plots.plot_opp_points, deals)
-    _figure(b, run_dir, "row_frequencies.png", "Level-table row frequencies by declaring policy",
-            plots.plot_row_frequencies, deals)
-    _figure(b, run_dir, "level_change.png", "Level change per deal with 95% intervals",
+    shown, note = _plot_sample(deals)
+    _figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "
+            "policy" + note, plots.plot_opp_points, shown)
+    _figure(b, run_dir, "row_frequencies.png", "Level-table row frequencies by declaring policy" + note,
+            plots.plot_row_frequencies, shown)
+    _figure(b, run_dir, "level_change.png", "Net levels per deal with 95% intervals (clustered)",
             plots.plot_level_change, summary)
     if matches is not None:
         _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
     else:
         b += [("p", f"Deals per match: skipped, {NO_MATCHES}.")]
     if match_mode:
-        _figure(b, run_dir, "level_trajectories.png", "Levels through a match",
-                plots.plot_level_trajectories, deals)
+        _figure(b, run_dir, "level_trajectories.png", "Levels through a match" + note,
+                plots.plot_level_trajectories, shown)
     else:
         b += [("p", f"Level trajectories: skipped, {NO_MATCHES}.")]
     if len(markov) > MAX_HEATMAPS:

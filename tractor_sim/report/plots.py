@@ -87,21 +87,27 @@ def plot_row_frequencies(deals: pd.DataFrame, path) -> Path:
     return _save(fig, path)
 
 
-def plot_level_change(summary: pd.DataFrame, path) -> Path:
-    """Forest plot: mean level change per deal with its CI, per matchup and policy."""
-    s = summary.reset_index(drop=True)
-    labels = [f"{p} ({m})" for m, p in zip(s["matchup"], s["policy"])]
-    fig = _figure(7, 1.2 + 0.35 * len(s))
+def _forest(labels, mean, low, high, path, xlabel: str, title: str) -> Path:
+    """Points with interval bars, first label on top, a line at 0."""
+    mean = np.asarray(mean, float)
+    fig = _figure(7, 1.2 + 0.4 * len(mean))
     ax = fig.add_subplot()
-    y = np.arange(len(s))[::-1]
-    mean = s["level_change"].to_numpy(float)
-    err = np.vstack([mean - s["level_change_low"].to_numpy(float), s["level_change_high"].to_numpy(float) - mean])
+    y = np.arange(len(mean))[::-1]
+    err = np.vstack([mean - np.asarray(low, float), np.asarray(high, float) - mean])
     ax.errorbar(mean, y, xerr=np.nan_to_num(err), fmt="o", capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(y, labels)
-    ax.set_xlabel("mean level change per deal (95% CI, deals taken as independent)")
-    ax.set_title("Level change per deal")
+    ax.set_yticks(y, list(labels))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
     return _save(fig, path)
+
+
+def plot_level_change(summary: pd.DataFrame, path) -> Path:
+    """Forest plot: net levels per deal with its CI, per matchup and policy."""
+    s = summary.reset_index(drop=True)
+    return _forest([f"{p} ({m})" for m, p in zip(s["matchup"], s["policy"])], s["level_change"],
+                   s["level_change_low"], s["level_change_high"], path,
+                   "net levels per deal (95% CI, clustered by deal pair or match pair)", "Net levels per deal")
 
 
 def plot_deals_per_match(matches: pd.DataFrame, path) -> Path:
@@ -176,4 +182,27 @@ def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probabil
     ax.set_ylabel(table.index.name or "")
     ax.set_title(title)
     fig.colorbar(im, ax=ax, shrink=0.8)
+    return _save(fig, path)
+
+
+def plot_ratings(ratings: pd.DataFrame, path, anchor: str) -> Path:
+    """Ratings with their intervals (clustered by deal id), top-rated first."""
+    r = ratings.reset_index(drop=True)
+    return _forest(r["policy"].astype(str), r["rating"], r["low"], r["high"], path,
+                   f"rating: levels per deal above {anchor} (95% CI, clustered by deal)",
+                   "Ratings from every duplicate pair at once")
+
+
+def plot_trajectory(trajectory: pd.DataFrame, names: list[str], path) -> Path:
+    """SPSA: each parameter through the iterations, and the measured scores."""
+    fig = _figure(7, 2.2 * (len(names) + 1))
+    for i, n in enumerate(names):
+        ax = fig.add_subplot(len(names) + 1, 1, i + 1)
+        ax.plot(trajectory["iteration"], trajectory[n], marker=".")
+        ax.set_ylabel(n)
+    ax = fig.add_subplot(len(names) + 1, 1, len(names) + 1)
+    ax.plot(trajectory["iteration"], trajectory["score"], marker=".", linestyle="none")
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_ylabel("plus - minus\n(levels / deal)")
+    ax.set_xlabel("SPSA iteration")
     return _save(fig, path)

@@ -1,0 +1,164 @@
+"""The match Markov chain (tractor_sim.chain): exact cases, the rule options
+through the kernels' level functions, and agreement with simulated matches."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tractor_sim import chain
+from test_stats import deals_from_probs, table
+
+MATCH_ENDS = ("pass_ace", "reach_ace")
+
+
+def test_chain_declarers_always_plus_one():
+    win, left = chain.solve([0, 0, 1], [0, 0, 1])
+    assert (win[:, :, 0] == 1).all() and (win[:, :, 1] == 0).all()  # the first declarer never loses the deal
+    assert left[0, 0, 0] == pytest.approx(13)  # 2 -> past A, one level a deal
+    assert left[12, 5, 1] == pytest.approx(13 - 5)
+    _, left = chain.solve([0, 0, 1], [0, 0, 1], {"match_end": "reach_ace"})
+    assert left[0, 0, 0] == pytest.approx(12)
+
+
+def test_chain_declarers_always_lose_alternates():
+    # every deal 120-155: the opponents gain 1 and take over; from 2-2 the team that does not declare
+    # first is always one level ahead, so it passes A first
+    win, left = chain.solve([0, 0, 0, 0, 1], [0, 0, 0, 0, 1])
+    assert win[0, 0, 0] == 0 and win[0, 0, 1] == 1
+    assert left[0, 0, 0] == pytest.approx(25)
+
+
+def test_chain_geometric_case():
+    # both at A: the declarers win the match with the row 40-75, else 80-115 hands over
+    a, b = 0.3, 0.6
+    win, left = chain.solve([0, 0, a, 1 - a], [0, 0, b, 1 - b])
+    w_a = a / (1 - (1 - a) * (1 - b))
+    assert win[12, 12, 0] == pytest.approx(w_a)
+    assert win[12, 12, 1] == pytest.approx((1 - b) * w_a)
+
+
+def test_chain_symmetric_is_half():
+    p = np.random.default_rng(3).dirichlet(np.ones(9))
+    for end in MATCH_ENDS:
+        win, _ = chain.solve(p, p, {"match_end": end})
+        assert 0.5 * (win[0, 0, 0] + win[0, 0, 1]) == pytest.approx(0.5, abs=1e-12)
+        k = 13 if end == "pass_ace" else 12  # reach_ace: both on A cannot happen
+        assert win[:k, :k, 0] == pytest.approx(1 - win.transpose(1, 0, 2)[:k, :k, 1])
+
+
+def test_chain_never_ending_is_an_error():
+    with pytest.raises(ValueError):
+        chain.solve([0, 0, 0, 1], [0, 0, 0, 1])
+
+
+def simulate_matches(pa, pb, n, rng, match_end="pass_ace"):
+    """Direct Monte Carlo: play n matches from 2-2 with rows drawn from pa / pb."""
+    top = 13 if match_end == "pass_ace" else 12
+    levels = np.zeros((n, 2), dtype=int)
+    decl = rng.integers(0, 2, n)  # 0: A declares
+    winner = np.full(n, -1)
+    cdf = np.cumsum([pa, pb], axis=1)
+    while (live := np.flatnonzero(winner < 0)).size:
+        d = decl[live]
+        row = (rng.random(live.size)[:, None] > cdf[d]).sum(axis=1)
+        keep = row <= 2
+        gainer = np.where(keep, d, 1 - d)
+        levels[live, gainer] += np.where(keep, 3 - row, np.maximum(row - 3, 0))
+        decl[live] = gainer
+        done = levels[live, gainer] >= top
+        winner[live[done]] = gainer[done]
+    return winner
+
+
+def test_markov_agrees_with_direct_simulation():
+    rng = np.random.default_rng(7)
+    pa = np.array([0.02, 0.15, 0.35, 0.25, 0.13, 0.06, 0.03, 0.01])
+    pb = np.array([0.01, 0.10, 0.30, 0.28, 0.17, 0.09, 0.04, 0.01])
+    n_mc = 20000
+    for end in MATCH_ENDS:
+        win, _ = chain.solve(pa, pb, {"match_end": end})
+        exact = 0.5 * (win[0, 0, 0] + win[0, 0, 1])
+        mc = (simulate_matches(pa, pb, n_mc, rng, end) == 0).mean()
+        assert abs(mc - exact) < 4 * math.sqrt(exact * (1 - exact) / n_mc)
+
+    # estimated from a deals table: agrees with the simulation within the bootstrap + MC uncertainty
+    d = deals_from_probs(pa, pb, 4000, rng)
+    r = chain.win_probability(d, "A", "B", n_boot=100, seed=1)
+    mc = (simulate_matches(pa, pb, n_mc, rng) == 0).mean()
+    assert r["low"] < r["win_prob"] < r["high"]
+    se = (r["high"] - r["low"]) / (2 * 1.96)
+    assert abs(r["win_prob"] - mc) < 4 * math.sqrt(se ** 2 + mc * (1 - mc) / n_mc)
+    assert r["table"].shape == (13, 13) and r["table"].loc["2", "2"] == pytest.approx(r["win_prob"])
+    again = chain.win_probability(d, "A", "B", n_boot=100, seed=1)
+    assert again["low"] == r["low"] and again["high"] == r["high"]  # seeded
+    flipped = chain.win_probability(d, "B", "A", n_boot=10)
+    assert flipped["win_prob"] == pytest.approx(1 - r["win_prob"])
+
+
+def test_markov_needs_both_declaring():
+    d = table([0, 1, 2], 0)  # only A (team 0) declares
+    with pytest.raises(ValueError, match="B declaring"):
+        chain.win_probability(d, "A", "B")
+
+
+def test_must_defend_stops_at_the_defended_levels():
+    # every deal p <= 0: the declarers gain 3 and keep; 2 -> 5 -> 8 -> past A in 5 deals,
+    # but with ace_5_10_k they stop on 10 and on A: 2 -> 5 -> 8 -> 10 -> K -> A -> past = 6 deals
+    _, left = chain.solve([1], [1], {"must_defend": "none"})
+    assert left[0, 0, 0] == pytest.approx(5)
+    _, left = chain.solve([1], [1], {"must_defend": "ace_5_10_k"})
+    assert left[0, 0, 0] == pytest.approx(6)
+
+
+def test_must_defend_ace_opponents_on_ace_gain_nothing():
+    # half the deals p <= 0 (declarers +3), half 160-195 (opponents +2, take over); A declares at K,
+    # B is on A. Without must_defend the next deal ends the match. With "ace", A stops on A, and B on A
+    # gains nothing as opponents: by hand, 3 deals expected and still 1/2 for A
+    p = [0.5, 0, 0, 0, 0, 0.5]
+    win, left = chain.solve(p, p, {"must_defend": "none"})
+    assert win[11, 12, 0] == pytest.approx(0.5) and left[11, 12, 0] == pytest.approx(1)
+    win, left = chain.solve(p, p, {"must_defend": "ace"})
+    assert win[11, 12, 0] == pytest.approx(0.5) and left[11, 12, 0] == pytest.approx(3)
+    assert win[12, 12, 0] == pytest.approx(2 / 3)
+
+
+def test_auction_declarer_comes_from_the_bidding():
+    # A's team always wins the bidding and always holds with +1: A wins every match
+    win, left = chain.solve([0, 0, 1], [0, 0, 1], "russian", a_declares=1.0)
+    assert (win[:12, :12, 0] == 1).all() and left[0, 0, 0] == pytest.approx(12)
+    # under draw the same rows alternate nothing: the first declarer keeps declaring
+    win, _ = chain.solve([0, 0, 1], [0, 0, 1], "standard")
+    assert win[0, 0, 0] == 1 and win[0, 0, 1] == 0
+
+
+def test_resolved_rules_choose_the_match_end():
+    rng = np.random.default_rng(2)
+    pa = np.array([0.02, 0.15, 0.35, 0.25, 0.13, 0.06, 0.03, 0.01])
+    d = deals_from_probs(pa, pa[::-1] / pa.sum(), 2000, rng)
+    std = chain.win_probability(d, "A", "B", rules={"preset": "standard"}, n_boot=5)
+    rus = chain.win_probability(d, "A", "B", rules={"preset": "russian"}, n_boot=5)
+    assert std["match_end"] == "pass_ace" and rus["match_end"] == "reach_ace"
+    assert rus["expected_deals"] < std["expected_deals"]
+    assert rus["table"].shape == (12, 12)
+
+
+@pytest.mark.parametrize("preset", ["standard", "russian"])
+def test_chain_predicts_simulated_matches(preset):
+    # real matches under each preset: the chain from their deals' rows predicts the match length and the
+    # winner; under the other preset's rules it misses the length (reach_ace vs pass_ace, auction vs draw)
+    from tractor_sim import engine, stats
+
+    a = {"policy": "basic", "discard": "expert", "name": "expert_discard"}
+    b = {"policy": "basic", "discard": "lowest", "name": "lowest_discard"}
+    deals, matches = engine.simulate([(a, b)], mode="match", n=200, seed=5, rules=preset, chunk_size=100)
+    c = chain.win_probability(deals, a["name"], b["name"], rules=preset, n_boot=100)
+    s = stats.matchup_summary(deals, matches).set_index("policy").loc[a["name"]]
+    pairs = matches.groupby("match_id")["deals"].sum() / 2  # duplicate matches share cards: one unit per pair
+    se_deals = pairs.std() / math.sqrt(len(pairs))
+    assert abs(c["expected_deals"] - s["deals_per_match"]) < 3.5 * se_deals
+    se_win = math.hypot((c["high"] - c["low"]) / 3.92, (s["win_high"] - s["win_low"]) / 3.92)
+    assert abs(c["win_prob"] - s["win_rate"]) < 3.5 * se_win
+    other = chain.win_probability(deals, a["name"], b["name"], n_boot=2,
+                                  rules="standard" if preset == "russian" else "russian")
+    assert abs(other["expected_deals"] - s["deals_per_match"]) > 3.5 * se_deals

@@ -1,0 +1,181 @@
+"""The report's statistical sections: ratings of the pool, the pairwise table,
+head-to-head pairs, and the match chain. Each returns report blocks (see
+build.py) and the sentence it contributes to the headline."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from tractor_sim import ratings, stats
+from tractor_sim.report import plots
+
+
+def _pm(mean: float, half: float) -> str:
+    """'0.12 ± 0.03' with as many decimals as the uncertainty's first digit needs."""
+    d = max(1, -math.floor(math.log10(half))) if half > 0 else 3
+    return f"{mean:+.{d}f} ± {half:.{d}f}"
+
+
+def _ci(mean, low, high, decimals: int = 3) -> str:
+    if mean is None or not np.isfinite(mean):
+        return ""
+    if not np.isfinite(low):
+        return f"{mean:+.{decimals}f}"
+    return f"{mean:+.{decimals}f} [{low:+.{decimals}f}, {high:+.{decimals}f}]"
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def rate(deals: pd.DataFrame, confidence: float = 0.95) -> dict:
+    """Pair table, fit and pairwise table, or ``error`` saying why there are no ratings."""
+    pairs = ratings.pair_table(deals)
+    if not len(pairs):
+        return {"error": "no complete duplicate pairs: duplicate = false, or no half 1"}
+    try:
+        fit = ratings.fit(pairs, confidence)
+    except ratings.RatingsError as e:
+        return {"error": str(e), "pairs": pairs}
+    table = ratings.pairwise(fit)
+    return {"pairs": pairs, "fit": fit, "pairwise": table, "error": None,
+            "unpaired": _unpaired_variance(deals), "unit": "match" if (deals["match_id"].to_numpy() >= 0).any()
+            else "deal"}
+
+
+def _unpaired_variance(deals: pd.DataFrame) -> dict:
+    """Variance of A's single-deal change per matchup: what unpaired play would face."""
+    lay = stats._layout(deals)
+    change0 = stats.signed_change0(deals).astype(float)
+    a = np.where(lay["side"][0] == 0, change0, -change0)
+    k = len(lay["matchups"])
+    n = np.bincount(lay["mc"], minlength=k)
+    s = np.bincount(lay["mc"], weights=a, minlength=k)
+    ss = np.bincount(lay["mc"], weights=a * a, minlength=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = (ss - s * s / n) / (n - 1)
+    return dict(zip(lay["matchups"], var))
+
+
+def headline(r: dict) -> str:
+    """Names the pool and states only the orders the pairwise table resolves."""
+    fit, table = r["fit"], r["pairwise"]
+    rt = fit["ratings"]
+    pool = ", ".join(rt["policy"])
+    n_pairs = len(r["pairs"])
+    order = ratings.order_text(fit, table)
+    top = ratings.top_tier(fit, table)
+    anchor = fit["anchor"]
+    best = rt.iloc[0]
+    if len(top) > 1:
+        lead = (f"{' and '.join([', '.join(top[:-1]), top[-1]]) if len(top) > 2 else ' and '.join(top)} "
+                f"are tied at the top")
+    else:
+        lead = f"{best['policy']} rates highest"
+    each = ", ".join(f"{p} {_pm(m, (hi - lo) / 2)}" for p, m, lo, hi in
+                     zip(rt["policy"], rt["rating"], rt["low"], rt["high"]) if p != anchor)
+    text = (f"In the pool of {len(rt)} policies ({pool}), on {n_pairs:,} duplicate pairs: {lead}; "
+            f"order {order} ('>' = resolved at 5% familywise, Holm; '≈' = not resolved). "
+            f"Ratings in levels per deal above {anchor}, 95% intervals: {each}.")
+    bad, n, p = ratings.misfit(fit)
+    if bad:
+        text += (f" The additive rating model misses {bad} of {n} head-to-head results by more than 3 standard "
+                 f"errors: read the pairwise table, not the ratings alone.")
+    return text
+
+
+def blocks(r: dict, run_dir: Path) -> list[tuple]:
+    """Ratings table and figure, ratings.csv, pairwise and head-to-head tables."""
+    if r.get("error"):
+        return [("h", 3, "Ratings"), ("p", f"No ratings: {r['error']}.")]
+    fit, table = r["fit"], r["pairwise"]
+    rt = fit["ratings"]
+    rt[["policy", "rating", "low", "high", "games"]].to_csv(run_dir / "ratings.csv", index=False)
+    out = [("h", 3, "Ratings"),
+           ("p", f"One least-squares fit of every duplicate pair score at once (A's pair score = rating of A "
+                 f"- rating of B), {fit['anchor']} fixed at 0; levels per deal is total net levels over total "
+                 f"deals. Intervals: 95%, from the covariance clustered by "
+                 f"{r['unit']} id over all matchups "
+                 f"({fit['clusters']:,} clusters), since every matchup replays the same ids. Games: deals played. "
+                 f"Also in ratings.csv."),
+           ("table", pd.DataFrame({
+               "policy": rt["policy"], "rating (levels / deal) [95% CI]": [
+                   _ci(m, lo, hi, 4) for m, lo, hi in zip(rt["rating"], rt["low"], rt["high"])],
+               "deals played": rt["games"].map(lambda v: f"{int(v):,}")}))]
+    try:
+        plots.plot_ratings(rt, run_dir / "figures" / "ratings.png", fit["anchor"])
+        out.append(("figure", "figures/ratings.png", "Ratings with 95% intervals (clustered by deal id)"))
+    except Exception as e:  # a figure must never sink the report
+        out.append(("p", f"Ratings figure: skipped, the plot failed ({type(e).__name__}: {e})."))
+    bad, n, p = ratings.misfit(fit)
+    out += [("h", 3, "Pairwise"),
+            ("p", "Every pair of rated policies: the rating difference with its 95% interval and two-sided "
+                  "p-value, Holm-adjusted over all pairs (resolved: adjusted p < 0.05); head to head: "
+                  "the mean pair score where the two met; off the fit: how many of its standard errors the "
+                  f"head-to-head result lies from the rating difference. Goodness of fit over {n} matchups: "
+                  f"{bad} off by more than 3 standard errors, chi-square p = {_p(p) if np.isfinite(p) else 'n/a'}."),
+            ("table", pd.DataFrame({
+                "A": table["a"], "B": table["b"],
+                "rating A - B [95% CI]": [_ci(m, lo, hi, 4) for m, lo, hi in
+                                          zip(table["difference"], table["low"], table["high"])],
+                "p (Holm)": table["p_holm"].map(_p),
+                "resolved": table["resolved"].map(lambda v: "yes" if v else "no"),
+                "head to head ± 1.96 se": [f"{_pm(m, 1.96 * s)}" if np.isfinite(m) else "did not meet"
+                                           for m, s in zip(table["head_to_head"], table["head_to_head_se"])],
+                "off the fit (se)": table["fit_z"].map(lambda z: f"{z:+.1f}" if np.isfinite(z) else ""),
+            }))]
+    out += [("h", 3, "Duplicate pairs, head to head"),
+            ("p", "Per matchup: A's net levels per deal over its pairs (a pair is one deal or match played "
+                  "twice with the policies swapped), t interval over pairs. 'Unpaired deals for same precision': "
+                  "how many independent deals would give the same standard error."),
+            ("table", head_to_head(r))]
+    return out
+
+
+def head_to_head(r: dict) -> pd.DataFrame:
+    rows = []
+    for m in r["fit"]["matchups"].itertuples():
+        g = r["pairs"][(r["pairs"]["matchup"] == m.matchup).to_numpy()]
+        deals = int(g["deals"].sum())
+        tq = st.t.ppf(0.975, m.pairs - 1)
+        p = 2 * st.t.sf(abs(m.observed) / m.se, m.pairs - 1) if m.se > 0 else math.nan
+        var_pair = m.se ** 2 * m.pairs
+        needed = m.pairs * r["unpaired"].get(m.matchup, math.nan) / var_pair if var_pair > 0 else math.inf
+        rows.append({"matchup": m.matchup, "A": m.a, "B": m.b, "pairs": f"{m.pairs:,}", "deals": f"{deals:,}",
+                     "A's net levels / deal [95% CI]": _ci(m.observed, m.observed - tq * m.se,
+                                                           m.observed + tq * m.se, 4),
+                     "p-value": _p(p) if np.isfinite(p) else "",
+                     "detectable effect (80% power)": f"{stats.min_detectable_effect(math.sqrt(var_pair), m.pairs):.4f}",
+                     "unpaired deals for same precision": f"{needed:,.0f}" if np.isfinite(needed) else "",
+                     "gain over unpaired": f"{needed / deals:.1f}x" if np.isfinite(needed) else ""})
+    return pd.DataFrame(rows)
+
+
+def top_two(r: dict) -> tuple[str, str] | None:
+    """The top-rated policy and the runner-up, when they played each other."""
+    if r.get("error") or len(r["fit"]["ratings"]) < 2:
+        return None
+    a, b = list(r["fit"]["ratings"]["policy"][:2])
+    met = r["fit"]["matchups"]
+    if not (((met["a"] == a) & (met["b"] == b)) | ((met["a"] == b) & (met["b"] == a))).any():
+        return None
+    return a, b
+
+
+def chain_sentence(markov: list[dict], r: dict) -> str:
+    """The headline's chain: the top-rated policy against the runner-up (first in ``markov``)."""
+    pair = top_two(r)
+    if pair is None:
+        return ""
+    c = next((m for m in markov if (m["policy_a"], m["policy_b"]) == pair), None)
+    if c is None:
+        return f"No match chain for {pair[0]} against {pair[1]}: see the chain section."
+    return (f"From the deal results alone, under these rules ({c['match_end']}, must_defend "
+            f"{c['rules'].must_defend}, declaring by {c['rules'].declaring}), the top-rated {pair[0]} wins a match "
+            f"against the runner-up {pair[1]} from 2-2 with probability {c['win_prob']:.3f} "
+            f"(95% CI {c['low']:.3f} to {c['high']:.3f}), {c['expected_deals']:.1f} deals expected.")
