@@ -2,9 +2,9 @@
 
 from numba import njit
 
-from tractor_sim.kernels import size
 from tractor_sim.kernels.order import TRUMP
 from tractor_sim.kernels.size import BJ, CARDS, RANKS, RJ
+from tractor_sim.kernels.size import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from tractor_sim.kernels.view import MAX_BID
 from tractor_sim.rules import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 
@@ -41,7 +41,7 @@ def declare_ok(held, kind, card, seat, cur_seat, cur_kind, cur_card, rank, self_
         if card >= BJ or card % RANKS != rank or held < kind:
             return False
     elif kind == JOKER_PAIR:
-        if card < BJ or held < size.PAIR:
+        if card < BJ or held < PAIR_CARDS:
             return False
     else:
         return False

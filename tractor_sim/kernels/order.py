@@ -25,9 +25,10 @@ META_RANK = META_NPOS + EFF_SUITS  # 10
 META_SUIT = META_RANK + 1
 META_RANK_TRUMP = META_SUIT + 1  # 1 when the rank cards are trumps this round
 TRUMP = SUITS  # the effective suit of trumps, after the plain suits; as a trump suit: none (no-trump)
-# Positions in one effective suit, at most: a suit trump has RANKS + 3 (the plain ranks but the
-# trump rank, the trump-rank cards of the other suits, that of the trump suit, the two jokers); one spare.
-MAX_POS = RANKS + 4
+# Positions in a suit trump, the longest effective suit: the plain ranks but the trump rank, the
+# trump-rank cards of the other suits, that of the trump suit, the two jokers.
+TRUMP_POSITIONS = RANKS + 3
+MAX_POS = TRUMP_POSITIONS + 1  # positions in one effective suit, at most (one spare)
 
 
 @njit(cache=True)

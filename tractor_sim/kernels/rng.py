@@ -28,6 +28,7 @@ S11 = np.uint64(11)
 SIP_C_ROUNDS = 2
 SIP_D_ROUNDS = 4
 WORD_BYTES = 8
+KEY_WORDS = 3  # words that name a stream: (a, b, c) of stream_key
 
 
 @njit(cache=True)
@@ -81,10 +82,10 @@ def siphash24(k0, k1, words):
 def stream_key(seed, a, b, c):
     """The starting state of the stream named by (seed, a, b, c): SipHash-2-4 of the words (a, b, c)
     keyed by the root seed, so that no stream's state leads back to another's."""
-    words = stack_array(3)
+    words = stack_array(KEY_WORDS)
     words[0] = a
     words[1] = b
-    words[2] = c
+    words[KEY_WORDS - 1] = c
     k0 = mix64(np.uint64(seed) + GOLDEN)
     return siphash24(k0, mix64(k0 + GOLDEN), words)
 
