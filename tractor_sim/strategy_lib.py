@@ -517,13 +517,25 @@ def is_top_unit(view, s, top, k):
 # ---------------------------------------------------------------- the current trick
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def play_key_of(view, seat):
     """The key of seat's play in the current trick, by combos.play_key (the one place that says
     how plays compare, as the deal kernel does); -1 when it cannot win; a throw's leader has key 0.
 
-    Not in a strategy's hot path: the kernel keeps the winning key in M_WINNING_KEY (current_best).
+    The kernel keeps the winning key in M_WINNING_KEY (current_best): no
+    built-in strategy calls this.  Single and pair leads (most tricks) take
+    play_key's own fast path, combos.simple_play_key, inlined; tractors and
+    throws decompose the lead (_unit_play_key, not inlined).
     """
+    lead_kind = view[V_META, M_LEAD_KIND]
+    if lead_kind == KIND_SINGLE or lead_kind == KIND_PAIR:
+        return combos.simple_play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], lead_kind, trump_table(view))
+    return _unit_play_key(view, seat)
+
+
+@njit(cache=True)
+def _unit_play_key(view, seat):
+    """play_key_of on a tractor or throw lead."""
     lead_kind = view[V_META, M_LEAD_KIND]
     leader = view[V_META, M_LEADER]
     if lead_kind == KIND_THROW and seat == leader:

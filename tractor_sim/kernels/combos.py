@@ -462,6 +462,22 @@ def card_key(c, lead_suit, tt):
     return -1
 
 
+@njit(cache=True, inline='always')
+def simple_play_key(play, lead_suit, lead_kind, tt):
+    """play_key on a lead of one card or one pair (KIND_SINGLE, KIND_PAIR): the play must be one
+    card, or two copies of one card, and nothing else.  Needs no decomposition (play_key's fast path)."""
+    want = 1 if lead_kind == KIND_SINGLE else PAIR
+    key = -1
+    for c in range(CARDS):
+        if play[c] != 0:
+            if play[c] != want or key >= 0:
+                return -1
+            key = card_key(c, lead_suit, tt)
+            if key < 0:
+                return -1
+    return key
+
+
 @njit(cache=True)
 def play_key(play, lead_suit, lead_kind, lead_units, lead_nu, tt, units, ucards):
     """How strongly a play competes for the trick; -1 when it cannot win.
@@ -470,17 +486,7 @@ def play_key(play, lead_suit, lead_kind, lead_units, lead_nu, tt, units, ucards)
     earlier play.  ``units``/``ucards`` are scratch.
     """
     if lead_kind == KIND_SINGLE or lead_kind == KIND_PAIR:
-        # fast path: one card, or two copies of one card (and nothing else)
-        want = 1 if lead_kind == KIND_SINGLE else PAIR
-        key = -1
-        for c in range(CARDS):
-            if play[c] != 0:
-                if play[c] != want or key >= 0:
-                    return -1
-                key = card_key(c, lead_suit, tt)
-                if key < 0:
-                    return -1
-        return key
+        return simple_play_key(play, lead_suit, lead_kind, tt)
     s = combo_suit(play, tt)
     if s < 0:
         return -1
