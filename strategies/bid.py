@@ -13,6 +13,7 @@ from numba import njit
 
 from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.rng import randint
+from tractor_sim.kernels.size import CARDS, SUITS
 from tractor_sim.kernels.view import BID_STEP_BID, BID_STEP_SHOW, M_BID_STEP, M_TRUMP_RANK, MAX_BID, V_HAND, V_META
 from tractor_sim.strategy import strategy
 
@@ -72,10 +73,10 @@ def random(view, params, rng, scratch, out):
         return 1
     if step == BID_STEP_SHOW:
         k = randint(rng, sl.hand_size(view))
-        for c in range(54):
+        for c in range(CARDS):
             k -= view[V_HAND, c]
             if k < 0:
                 out[c] = 1
                 return 1
-    out[0] = randint(rng, 4)
+    out[0] = randint(rng, SUITS)
     return 1

@@ -11,6 +11,7 @@ from numba import njit
 
 from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.declare import JOKER_PAIR, PAIR, SINGLE
+from tractor_sim.kernels.size import RANKS, team_of
 from tractor_sim.kernels.view import M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN, M_ROUND1, M_SEAT, V_META
 from tractor_sim.strategy import strategy
 
@@ -64,7 +65,7 @@ def threshold(view, params, rng, scratch, out):
     me = view[V_META, M_SEAT]
     cur_seat = view[V_META, M_DECL_SEAT]
     cur_kind = view[V_META, M_DECL_KIND]
-    if cur_kind > 0 and cur_seat != me and cur_seat % 2 == me % 2:
+    if cur_kind > 0 and cur_seat != me and team_of(cur_seat) == team_of(me):
         return 0
     kind, card, _st = sl.best_suit_option(view, params[0])
     if kind > 0:
@@ -106,9 +107,9 @@ def override(view, params, rng, scratch, out):
         if cur_kind == SINGLE and sl.can_declare_now(view, PAIR, cur_card):
             return _answer(out, PAIR, cur_card)
         return 0
-    if cur_seat % 2 == me % 2 or cur_kind == JOKER_PAIR:
+    if team_of(cur_seat) == team_of(me) or cur_kind == JOKER_PAIR:
         return 0
-    standing = sl.suit_strength(view, cur_card // 13)
+    standing = sl.suit_strength(view, cur_card // RANKS)
     need = min_cards if view[V_META, M_ROUND1] == 1 else max(min_cards, standing + params[1])
     kind, card, _st = sl.best_suit_option(view, need)
     if kind > 0:

@@ -1,6 +1,6 @@
-"""Discard strategies: which 8 of the starter's 33 cards go back into the kitty.
+"""Discard strategies: which 8 (KITTY) of the starter's 33 cards go back into the kitty.
 
-Answer: ``out`` = counts of the 8 cards, return 8.  The kitty's points go to
+Answer: ``out`` = counts of the KITTY cards, return KITTY.  The kitty's points go to
 the opponents, multiplied, if they win the last trick, so burying points is
 a bet on trump strength; burying a whole short suit makes a void to ruff.
 Trumps are buried only when nothing else is left.
@@ -11,6 +11,7 @@ from numba import njit
 from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.order import META_NCARDS, TRUMP
 from tractor_sim.kernels.rng import uniform
+from tractor_sim.kernels.size import BJ, CARDS, KITTY, PAIR, SUITS
 from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import V_EFF, V_HAND, V_POS, V_SUITS, V_TTMETA
 from tractor_sim.strategy import strategy
@@ -22,6 +23,7 @@ PAIR_KEEP = 500_000  # splitting a pair costs more than any plain single
 POINT_KEEP = 600_000  # keep_points: a point card costs more than splitting a pair
 TRUMP_KEEP = 10_000_000  # and a trump more than anything plain
 NOTHING_LEFT = 1 << 50  # no copy of the card left to bury
+SUIT_KEY = 100  # void_suits: a suit's key is SUIT_KEY per card plus its top position (< SUIT_KEY)
 
 
 @njit(cache=True, inline='always')
@@ -46,13 +48,13 @@ def bury(view, out, k, mode):
     Every card's cost is worked out once; a pick changes only the picked
     card's (the second copy of a split pair no longer pays PAIR_KEEP).
     """
-    cost = stack_array(54)
-    for c in range(54):
+    cost = stack_array(CARDS)
+    for c in range(CARDS):
         cost[c] = _copy_cost(view, out, c, mode)
     for _ in range(k):
         best = 0
         best_cost = cost[0]
-        for c in range(1, 54):
+        for c in range(1, CARDS):
             if cost[c] < best_cost:
                 best_cost = cost[c]
                 best = c
@@ -66,7 +68,7 @@ def _copy_cost(view, out, c, mode):
     left = view[V_HAND, c] - out[c]
     if left <= 0:
         return NOTHING_LEFT
-    return _cost(view, c, mode) + (PAIR_KEEP if left == 2 else 0)
+    return _cost(view, c, mode) + (PAIR_KEEP if left == PAIR else 0)
 
 
 @njit(cache=True)
@@ -78,7 +80,7 @@ def void_suits(view, out, k, skip_points):
     while True:
         best = -1
         best_key = 1 << 50
-        for e in range(4):
+        for e in range(SUITS):
             n = 0
             pts = 0
             top = -1
@@ -91,7 +93,7 @@ def void_suits(view, out, k, skip_points):
                     top = view[V_POS, c]
             if n == 0 or n > k - placed or (skip_points and pts > 0):
                 continue
-            key = 100 * n + top
+            key = SUIT_KEY * n + top
             if key < best_key:
                 best_key = key
                 best = e
@@ -108,7 +110,7 @@ def bury_point_singles(view, out, k):
     """Bury unpaired plain point cards (10s and Ks, then 5s), at most k; return how many."""
     placed = 0
     for pts in (10, 5):
-        for c in range(52):
+        for c in range(BJ):
             if placed < k and sl.POINTS[c] == pts and view[V_EFF, c] != TRUMP and view[V_HAND, c] - out[c] == 1:
                 out[c] += 1
                 placed += 1
@@ -122,8 +124,8 @@ def lowest(view, params, rng, scratch, out):
     Idea: low cards win nothing, pairs are worth keeping for pair leads and
     for following pairs, trumps are worth keeping always.
     """
-    bury(view, out, 8, LOWEST)
-    return 8
+    bury(view, out, KITTY, LOWEST)
+    return KITTY
 
 
 @strategy("discard", "void")
@@ -133,9 +135,9 @@ def void(view, params, rng, scratch, out):
     Idea: a void lets me ruff that suit when it is led, winning its points
     with small trumps.
     """
-    placed = void_suits(view, out, 8, False)
-    bury(view, out, 8 - placed, LOWEST)
-    return 8
+    placed = void_suits(view, out, KITTY, False)
+    bury(view, out, KITTY - placed, LOWEST)
+    return KITTY
 
 
 @strategy("discard", "keep_points")
@@ -145,8 +147,8 @@ def keep_points(view, params, rng, scratch, out):
     Idea: the kitty's points are multiplied for the opponents if they take
     the last trick; buried points are a risk I need not take.
     """
-    bury(view, out, 8, KEEP_POINTS)
-    return 8
+    bury(view, out, KITTY, KEEP_POINTS)
+    return KITTY
 
 
 @strategy("discard", "bury_points", params={"threshold": 10.0})
@@ -158,10 +160,10 @@ def bury_points(view, params, rng, scratch, out):
     play; with few trumps, keep points out (as keep_points).
     """
     if sl.suit_len(view, TRUMP) >= params[0]:
-        bury(view, out, 8, POINTS_FIRST)
+        bury(view, out, KITTY, POINTS_FIRST)
     else:
-        bury(view, out, 8, KEEP_POINTS)
-    return 8
+        bury(view, out, KITTY, KEEP_POINTS)
+    return KITTY
 
 
 @strategy("discard", "expert", params={"threshold": 14.0})
@@ -175,10 +177,10 @@ def expert(view, params, rng, scratch, out):
     as the threshold.
     """
     strong = sl.suit_len(view, TRUMP) >= params[0]
-    placed = bury_point_singles(view, out, 8) if strong else 0
-    placed += void_suits(view, out, 8 - placed, not strong)
-    bury(view, out, 8 - placed, LOWEST if strong else KEEP_POINTS)
-    return 8
+    placed = bury_point_singles(view, out, KITTY) if strong else 0
+    placed += void_suits(view, out, KITTY - placed, not strong)
+    bury(view, out, KITTY - placed, LOWEST if strong else KEEP_POINTS)
+    return KITTY
 
 
 @strategy("discard", "random")
@@ -188,11 +190,11 @@ def random(view, params, rng, scratch, out):
     The baseline that shows what a discard policy is worth.
     """
     left = sl.hand_size(view)
-    take = 8
-    for c in range(54):
+    take = KITTY
+    for c in range(CARDS):
         for _ in range(view[V_HAND, c]):
             if uniform(rng) * left < take:
                 out[c] += 1
                 take -= 1
             left -= 1
-    return 8
+    return KITTY

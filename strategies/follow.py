@@ -11,6 +11,7 @@ from numba import njit
 from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.combos import KIND_THROW
 from tractor_sim.kernels.order import TRUMP
+from tractor_sim.kernels.size import SEATS, partner_of, seat_after, team_of
 from tractor_sim.kernels.view import M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_NPLAYED, M_SEAT, V_META
 from tractor_sim.strategy import strategy
 
@@ -32,8 +33,8 @@ def play_smart(view, out, ruff_points, careful, scratch):
     in the led suit, could overruff must be top."""
     held, need = sl.follow_need(view)
     seat, key = sl.current_best(view)
-    last = view[V_META, M_NPLAYED] == 3
-    if seat == (view[V_META, M_SEAT] + 2) % 4:
+    last = view[V_META, M_NPLAYED] == SEATS - 1
+    if seat == partner_of(view[V_META, M_SEAT]):
         feed = last or partner_safe(view, key)
         return sl.cheapest_follow_given(view, out, feed, held, need)
     if view[V_META, M_LEAD_KIND] != KIND_THROW:
@@ -55,10 +56,10 @@ def _overruff_risk(view, scratch, s):
     """Whether an opponent still to play has shown a void in suit s."""
     me = view[V_META, M_SEAT]
     npl = view[V_META, M_NPLAYED]
-    leader = (me - npl) % 4
-    for i in range(npl + 1, 4):
-        x = (leader + i) % 4
-        if x % 2 != me % 2 and sl.shown_void(scratch, x, s):
+    leader = seat_after(me, -npl)
+    for i in range(npl + 1, SEATS):
+        x = seat_after(leader, i)
+        if team_of(x) != team_of(me) and sl.shown_void(scratch, x, s):
             return True
     return False
 
@@ -104,7 +105,7 @@ def ruff_points(view, params, rng, scratch, out):
     s = view[V_META, M_LEAD_SUIT]
     if view[V_META, M_LEAD_KIND] != KIND_THROW and s != TRUMP and sl.suit_len(view, s) == 0:
         seat, key = sl.current_best(view)
-        if seat != (view[V_META, M_SEAT] + 2) % 4 and sl.trick_points(view) >= params[0]:
+        if seat != partner_of(view[V_META, M_SEAT]) and sl.trick_points(view) >= params[0]:
             n = sl.winning_follow(view, out, key, False)
             if n > 0:
                 return n

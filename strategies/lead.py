@@ -10,9 +10,13 @@ costs points, so a throw is led only when counting cards proves it safe.
 from numba import njit
 
 from tractor_sim import strategy_lib as sl
+from tractor_sim.kernels.combos import MIN_TRACTOR
 from tractor_sim.kernels.order import META_NCARDS, TRUMP
+from tractor_sim.kernels.size import EFF_SUITS, PAIR, SEATS, SUITS, partner_of, seat_after
 from tractor_sim.kernels.view import M_MY_PAIRS, M_SEAT, V_HAND, V_META, V_POS, V_SUITS, V_TTMETA
 from tractor_sim.strategy import strategy
+
+MIN_UNITS_THROW = 2  # a throw is two units or more
 
 
 @njit(cache=True, inline='always')
@@ -28,14 +32,14 @@ def top_unit(view, e):
     npairs = view[V_META, M_MY_PAIRS + e]
     if sl.suit_len(view, e) == 0:
         return -1, -1
-    if npairs < 2:
+    if npairs < MIN_TRACTOR:
         hi_card, hi_pair = _highest_card_and_pair(view, e, npairs)
         best_k, best_top = 1, hi_pair  # no tractor
     else:
         hi_card, hi_pair, best_k, best_top = _pairs_and_runs(view, e)
     if hi_pair >= 0:
         tp = sl.top_pair_pos(view, e)
-        if best_k >= 2 and (best_top >= tp or sl.top_tractor_pos(view, e, best_k) <= best_top):
+        if best_k >= MIN_TRACTOR and (best_top >= tp or sl.top_tractor_pos(view, e, best_k) <= best_top):
             return best_k, best_top
         if hi_pair >= tp:
             return 1, hi_pair
@@ -56,7 +60,7 @@ def _highest_card_and_pair(view, e, npairs):
             continue
         if hi_card < 0:
             hi_card = view[V_POS, c]
-        if m == 2:
+        if m == PAIR:
             return hi_card, view[V_POS, c]
         if npairs == 0:
             break
@@ -72,7 +76,7 @@ def _pairs_and_runs(view, e):
     best_k = 0
     best_top = -1
     run = 0
-    last = -2
+    last = sl.NOT_ADJACENT
     for i in range(view[V_TTMETA, META_NCARDS + e]):
         c = view[V_SUITS + e, i]
         m = view[V_HAND, c]
@@ -80,7 +84,7 @@ def _pairs_and_runs(view, e):
             continue
         p = view[V_POS, c]
         hi_card = p
-        if m < 2 or p == last:
+        if m < PAIR or p == last:
             continue
         hi_pair = p
         run = run + 1 if p == last + 1 else 1
@@ -97,13 +101,13 @@ def _largest_possible(view, e):
     if sl.suit_len(view, e) == 0:
         return -1
     npairs = view[V_META, M_MY_PAIRS + e]
-    return npairs if npairs < 2 else 1 << 20
+    return npairs if npairs < MIN_TRACTOR else 1 << 20
 
 
 @njit(cache=True, inline='always')
 def _opponent_void(view, scratch, e):
     me = view[V_META, M_SEAT]
-    return sl.shown_void(scratch, (me + 1) % 4, e) or sl.shown_void(scratch, (me + 3) % 4, e)
+    return sl.shown_void(scratch, seat_after(me, 1), e) or sl.shown_void(scratch, seat_after(me, SEATS - 1), e)
 
 
 @njit(cache=True, inline='always')
@@ -113,7 +117,7 @@ def lead_top(view, out, scratch, careful):
     best_e = -1
     best_k = -1
     best_top = -1
-    for e in range(4):
+    for e in range(SUITS):
         if _largest_possible(view, e) <= best_k or (careful and _opponent_void(view, scratch, e)):
             continue
         k, top = top_unit(view, e)
@@ -136,7 +140,7 @@ def lead_low(view, out):
     """
     best = -1
     best_cost = 1 << 50
-    for e in (0, 1, 2, 3, TRUMP):
+    for e in range(EFF_SUITS):  # the plain suits, then TRUMP
         if e == TRUMP and best >= 0:
             break
         if sl.suit_len(view, e) == 0:
@@ -150,7 +154,7 @@ def lead_low(view, out):
             if m == 0:
                 continue
             n += m
-            cost = 4 * view[V_POS, c] + sl.POINTS[c] + (sl.PAIR_BREAK if m == 2 else 0)
+            cost = sl.COST_PER_POS * view[V_POS, c] + sl.POINTS[c] + (sl.PAIR_BREAK if m == PAIR else 0)
             if cost < low_cost:
                 low_cost = cost
                 low = c
@@ -168,8 +172,8 @@ def _safe_take(view, c, ts, tp):
     p = view[V_POS, c]
     if m > 0 and p >= ts:
         return m
-    if m == 2 and p >= tp:
-        return 2
+    if m == PAIR and p >= tp:
+        return PAIR
     return 0
 
 
@@ -185,7 +189,7 @@ def safe_size(view, e):
     tp = sl.top_pair_pos(view, e)
     n = 0
     units = 0
-    last = -2
+    last = sl.NOT_ADJACENT
     for i in range(view[V_TTMETA, META_NCARDS + e]):
         c = view[V_SUITS + e, i]
         t = _safe_take(view, c, ts, tp)
@@ -207,11 +211,11 @@ def lead_safe_throw(view, out, scratch, careful):
     """Lead the biggest safe throw (two units or more), plain suits first on ties; 0 if none."""
     best_e = -1
     best_n = 1
-    for e in (0, 1, 2, 3, TRUMP):
+    for e in range(EFF_SUITS):  # the plain suits, then TRUMP
         if e != TRUMP and careful and _opponent_void(view, scratch, e):
             continue
         n, units = safe_size(view, e)
-        if units >= 2 and n > best_n:
+        if units >= MIN_UNITS_THROW and n > best_n:
             best_e = e
             best_n = n
     if best_e < 0:
@@ -243,12 +247,12 @@ def lead_partner_void(view, out, scratch):
     """Lead the richest card of a plain suit my partner has shown void in and the opponents have
     not: they must follow, he ruffs and takes the points.  0 when there is no such suit."""
     me = view[V_META, M_SEAT]
-    partner = (me + 2) % 4
+    partner = partner_of(me)
     if sl.shown_void(scratch, partner, TRUMP):
         return 0
     best = -1
     best_cost = 1 << 50
-    for e in range(4):
+    for e in range(SUITS):
         if not sl.shown_void(scratch, partner, e) or _opponent_void(view, scratch, e):
             continue
         c, cost = sl.cheapest_card(view, out, e, True)
@@ -268,10 +272,10 @@ def _pair_unit(view, e):
     best_k = -1
     best_top = -1
     run = 0
-    last = -2
+    last = sl.NOT_ADJACENT
     for i in range(n):
         c = view[V_SUITS + e, i]
-        if view[V_HAND, c] < 2:
+        if view[V_HAND, c] < PAIR:
             continue
         p = view[V_POS, c]
         if p == last:
@@ -311,7 +315,7 @@ def lead_pairs(view, out):
     best_e = -1
     best_k = 0
     best_top = -1
-    for e in range(4):
+    for e in range(SUITS):
         k, top = _pair_unit(view, e)
         if k > best_k:
             best_e, best_k, best_top = e, k, top

@@ -21,11 +21,15 @@ import numpy as np
 from numba import njit
 
 from tractor_sim.kernels import combos
-from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS  # noqa: F401
+from tractor_sim.kernels.combos import (  # noqa: F401
+    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS, MIN_TRACTOR,
+)
 from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_ok, show_key
-from tractor_sim.kernels.order import META_NCARDS, TRUMP
+from tractor_sim.kernels.order import META_NCARDS, TRUMP, TT_META, TT_POS, TT_ROWS, TT_SUIT
 from tractor_sim.kernels.rng import randint, uniform
-from tractor_sim.kernels.scoring import POINTS  # noqa: F401  (points per card id, for strategies too)
+from tractor_sim.kernels.scoring import FIVE, KING, POINTS, TEN  # noqa: F401  (points per card id, for strategies too)
+from tractor_sim.kernels.size import CARDS, DECKS, EFF_SUITS, RANKS, SEATS, SUITS, partner_of, seat_after, team_of
+from tractor_sim.kernels.size import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import (
     M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
@@ -35,16 +39,21 @@ from tractor_sim.kernels.view import (
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
 TRUMP_COST = 100  # card_cost: any trump costs more than any plain card
+COST_PER_POS = 4  # card_cost of one position
 PAIR_BREAK = 24  # card_cost units (6 positions) charged for splitting a pair
+FEED_PER_POINT = 20  # card_cost taken off per point when feeding
+FEED_MAX = 200  # FEED_PER_POINT times the most points of one card (10): the most feeding takes off
+NOT_ADJACENT = -2  # "the last position seen" before any: not next to any position
 
 # The void tracker's part of ``scratch`` (the rest is free for strategies).
 S_LAST = 0  # index of the trick of my last observation, plus one (0: none)
 S_MYPOS = 1  # how many plays came before mine in that trick
 S_SUIT = 2  # its lead suit (-1: I led; found at the next call)
 S_N = 3  # its lead size
-S_SNAP = 4  # 4..23: cards of each effective suit played by each seat (seat * 5 + suit)
-S_VOID = 24  # 24..43: 1.0 when a seat has shown a void in a suit (seat * 5 + suit)
+S_SNAP = 4  # 4..23: cards of each effective suit played by each seat (seat * EFF_SUITS + suit)
+S_VOID = S_SNAP + SEATS * EFF_SUITS  # 24..43: 1.0 when a seat has shown a void in a suit (seat * EFF_SUITS + suit)
 SCRATCH_LIB = 48
+assert S_VOID + SEATS * EFF_SUITS <= SCRATCH_LIB
 
 
 # ---------------------------------------------------------------- basics
@@ -53,7 +62,7 @@ SCRATCH_LIB = 48
 @njit(cache=True, inline='always')
 def trump_table(view):
     """The trump table inside a view: usable as ``tt`` by every combos function."""
-    return view[V_EFF:V_EFF + 8]
+    return view[V_EFF:V_EFF + TT_ROWS]
 
 
 @njit(cache=True, inline='always')
@@ -66,9 +75,9 @@ def nsuit(view, s):
 def points(counts):
     """Points in a count vector (5s: 5, 10s and Ks: 10)."""
     p = 0
-    for s in range(4):
-        b = s * 13
-        p += 5 * counts[b + 3] + 10 * counts[b + 8] + 10 * counts[b + 11]
+    for s in range(SUITS):
+        b = s * RANKS
+        p += 5 * counts[b + FIVE] + 10 * counts[b + TEN] + 10 * counts[b + KING]
     return p
 
 
@@ -76,8 +85,8 @@ def points(counts):
 def suit_cards(hand, tt, s, out):
     """Add the cards of effective suit ``s`` in ``hand`` to ``out``; return how many."""
     n = 0
-    for i in range(tt[7, META_NCARDS + s]):
-        c = tt[2 + s, i]
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        c = tt[TT_SUIT + s, i]
         out[c] += hand[c]
         n += hand[c]
     return n
@@ -87,7 +96,7 @@ def suit_cards(hand, tt, s, out):
 def hand_size(view):
     """Cards in my hand."""
     n = 0
-    for e in range(5):
+    for e in range(EFF_SUITS):
         n += view[V_META, M_MY_CARDS + e]
     return n
 
@@ -106,7 +115,7 @@ def refresh_suit_counts(view):
     view's hand by hand (tests, notebooks).
     """
     tt = trump_table(view)
-    for e in range(5):
+    for e in range(EFF_SUITS):
         view[V_META, M_MY_CARDS + e] = combos.suit_count(view[V_HAND], tt, e)
         view[V_META, M_MY_PAIRS + e] = combos.suit_pairs(view[V_HAND], tt, e)
 
@@ -115,9 +124,9 @@ def refresh_suit_counts(view):
 def pair_cards(hand, tt, s, cards):
     """Write the cards held as pairs in suit ``s`` (ascending) into ``cards``; return how many."""
     n = 0
-    for i in range(tt[7, META_NCARDS + s]):
-        c = tt[2 + s, i]
-        if hand[c] >= 2:
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        c = tt[TT_SUIT + s, i]
+        if hand[c] >= PAIR_CARDS:
             cards[n] = c
             n += 1
     return n
@@ -132,24 +141,24 @@ def tractors(hand, tt, s, tops, lens):
     """
     n = 0
     run = 0
-    last = -2
-    for i in range(tt[7, META_NCARDS + s]):
-        c = tt[2 + s, i]
-        if hand[c] < 2:
+    last = NOT_ADJACENT
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        c = tt[TT_SUIT + s, i]
+        if hand[c] < PAIR_CARDS:
             continue
-        p = tt[1, c]
+        p = tt[TT_POS, c]
         if p == last:
             continue
         if p == last + 1:
             run += 1
         else:
-            if run >= 2:
+            if run >= MIN_TRACTOR:
                 tops[n] = last
                 lens[n] = run
                 n += 1
             run = 1
         last = p
-    if run >= 2:
+    if run >= MIN_TRACTOR:
         tops[n] = last
         lens[n] = run
         n += 1
@@ -161,21 +170,21 @@ def pair_card_at(hand, view, s, p):
     """The lowest card id held as a pair at position ``p`` of suit ``s`` (-1 if none)."""
     for i in range(view[V_TTMETA, META_NCARDS + s]):
         c = view[V_SUITS + s, i]
-        if view[V_POS, c] == p and hand[c] >= 2:
+        if view[V_POS, c] == p and hand[c] >= PAIR_CARDS:
             return c
     return -1
 
 
 @njit(cache=True, inline='always')
 def card_cost(view, c, feed):
-    """What playing card ``c`` gives away: 4 per position plus its points, trumps +100.
+    """What playing card ``c`` gives away: 4 per position (COST_PER_POS) plus its points, trumps +100.
 
     With ``feed`` the points count against the cost instead (20 per point), so
     the cheapest card is the richest one: for giving points to a partner.
     """
-    cost = 4 * view[V_POS, c]
+    cost = COST_PER_POS * view[V_POS, c]
     if feed:
-        cost -= 20 * POINTS[c]
+        cost -= FEED_PER_POINT * POINTS[c]
     else:
         cost += POINTS[c]
     if view[V_EFF, c] == TRUMP:
@@ -191,17 +200,17 @@ def _cheapest_card(view, out, s, feed, bound):
     best_cost = bound
     if view[V_META, M_MY_CARDS + s] == 0:
         return best, best_cost
-    base = (TRUMP_COST if s == TRUMP else 0) - (200 if feed else 0)
+    base = (TRUMP_COST if s == TRUMP else 0) - (FEED_MAX if feed else 0)
     for i in range(view[V_TTMETA, META_NCARDS + s]):
         c = view[V_SUITS + s, i]
         left = view[V_HAND, c] - out[c]
         if left <= 0:
             continue
-        cost = 4 * view[V_POS, c] + base
+        cost = COST_PER_POS * view[V_POS, c] + base
         if cost >= best_cost:
             break
-        cost += 200 - 20 * POINTS[c] if feed else POINTS[c]
-        if left == 2:
+        cost += FEED_MAX - FEED_PER_POINT * POINTS[c] if feed else POINTS[c]
+        if left == PAIR_CARDS:
             cost += PAIR_BREAK
         if cost < best_cost:
             best_cost = cost
@@ -223,11 +232,11 @@ def cheapest_pair(view, out, s, feed):
     best_cost = 1 << 40
     if view[V_META, M_MY_PAIRS + s] == 0:
         return best
-    base = (TRUMP_COST if s == TRUMP else 0) - (200 if feed else 0)
+    base = (TRUMP_COST if s == TRUMP else 0) - (FEED_MAX if feed else 0)
     for i in range(view[V_TTMETA, META_NCARDS + s]):
         c = view[V_SUITS + s, i]
-        if view[V_HAND, c] - out[c] >= 2:
-            if 4 * view[V_POS, c] + base >= best_cost:
+        if view[V_HAND, c] - out[c] >= PAIR_CARDS:
+            if COST_PER_POS * view[V_POS, c] + base >= best_cost:
                 break
             cost = card_cost(view, c, feed)
             if cost < best_cost:
@@ -242,7 +251,7 @@ def add_cheapest(view, out, k, skip, feed):
     for j in range(k):
         best = -1
         best_cost = 1 << 40
-        for e in range(5):
+        for e in range(EFF_SUITS):
             if e == skip:
                 continue
             c, cost = _cheapest_card(view, out, e, feed, best_cost)
@@ -288,8 +297,8 @@ def cheapest_follow_given(view, out, feed, held, need):
     if held >= n:
         placed = required_tractors(view, out) if view[V_RULES, R_FOLLOW_TRACTOR] != 0 else 0
         for _ in range(need - placed):
-            out[cheapest_pair(view, out, s, feed)] += 2
-        for _ in range(n - 2 * need):
+            out[cheapest_pair(view, out, s, feed)] += PAIR_CARDS
+        for _ in range(n - PAIR_CARDS * need):
             c, _cost = cheapest_card(view, out, s, feed)
             out[c] += 1
     else:
@@ -326,35 +335,35 @@ def _sample(view, out, rng, s, in_suit, k, need):
     """
     m1 = 0
     m2 = 0
-    for e in range(5):
+    for e in range(EFF_SUITS):
         if not _in_pool(e, s, in_suit):
             continue
         for i in range(view[V_TTMETA, META_NCARDS + e]):
             c = view[V_SUITS + e, i]
             if out[c] == 0:
-                if view[V_HAND, c] >= 2:
+                if view[V_HAND, c] >= PAIR_CARDS:
                     m2 += 1
                 elif view[V_HAND, c] == 1:
                     m1 += 1
     total = 0.0
-    for j in range(need, min(m2, k // 2) + 1):
-        total += _binom(m2, j) * _binom(m2 - j + m1, k - 2 * j)
+    for j in range(need, min(m2, k // PAIR_CARDS) + 1):
+        total += _binom(m2, j) * _binom(m2 - j + m1, k - PAIR_CARDS * j)
     u = uniform(rng) * total
     j = need
-    for jj in range(need, min(m2, k // 2) + 1):
+    for jj in range(need, min(m2, k // PAIR_CARDS) + 1):
         j = jj
-        u -= _binom(m2, jj) * _binom(m2 - jj + m1, k - 2 * jj)
+        u -= _binom(m2, jj) * _binom(m2 - jj + m1, k - PAIR_CARDS * jj)
         if u < 0.0:
             break
-    _select(view, out, rng, s, in_suit, 2, j, m2)
-    _select(view, out, rng, s, in_suit, 1, k - 2 * j, m2 - j + m1)
+    _select(view, out, rng, s, in_suit, PAIR_CARDS, j, m2)
+    _select(view, out, rng, s, in_suit, 1, k - PAIR_CARDS * j, m2 - j + m1)
 
 
 @njit(cache=True)
 def _select(view, out, rng, s, in_suit, copies, take, left):
     """Selection sampling: play ``copies`` of ``take`` of the ``left`` pool cards that are held
     at least that often and not in ``out`` yet, every such set equally likely."""
-    for e in range(5):
+    for e in range(EFF_SUITS):
         if not _in_pool(e, s, in_suit):
             continue
         for i in range(view[V_TTMETA, META_NCARDS + e]):
@@ -380,7 +389,7 @@ def random_follow(view, rng, out):
     held, need = follow_need(view)
     if held >= n:
         placed = required_tractors(view, out) if view[V_RULES, R_FOLLOW_TRACTOR] != 0 else 0
-        _sample(view, out, rng, s, True, n - 2 * placed, need - placed)
+        _sample(view, out, rng, s, True, n - PAIR_CARDS * placed, need - placed)
     else:
         for i in range(view[V_TTMETA, META_NCARDS + s]):
             c = view[V_SUITS + s, i]
@@ -418,8 +427,8 @@ def required_tractors(view, out):
         for q in range(place[i] - ks[i] + 1, place[i] + 1):
             for j in range(view[V_TTMETA, META_NCARDS + s]):  # the lowest card with a pair left at q
                 c = view[V_SUITS + s, j]
-                if view[V_POS, c] == q and view[V_HAND, c] - out[c] >= 2:
-                    out[c] += 2
+                if view[V_POS, c] == q and view[V_HAND, c] - out[c] >= PAIR_CARDS:
+                    out[c] += PAIR_CARDS
                     break
         placed += ks[i]
     return placed
@@ -430,11 +439,11 @@ def required_tractors(view, out):
 
 @njit(cache=True, inline='always')
 def unseen(view, c):
-    """Copies of card c the others may still hold: 2 minus mine, played and buried."""
-    return (
-        2 - view[V_HAND, c] - view[V_BURIED, c]
-        - view[V_PLAYED, c] - view[V_PLAYED + 1, c] - view[V_PLAYED + 2, c] - view[V_PLAYED + 3, c]
-    )
+    """Copies of card c the others may still hold: DECKS minus mine, played and buried."""
+    n = DECKS - view[V_HAND, c] - view[V_BURIED, c]
+    for seat in range(SEATS):
+        n -= view[V_PLAYED + seat, c]
+    return n
 
 
 @njit(cache=True, inline='always')
@@ -452,7 +461,7 @@ def top_pair_pos(view, s):
     """The highest position of suit s at which the others may hold a pair (-1: none)."""
     for i in range(view[V_TTMETA, META_NCARDS + s] - 1, -1, -1):
         c = view[V_SUITS + s, i]
-        if unseen(view, c) == 2:
+        if unseen(view, c) >= PAIR_CARDS:
             return view[V_POS, c]
     return -1
 
@@ -462,10 +471,10 @@ def top_tractor_pos(view, s, k):
     """The highest top of a tractor of ``k`` pairs the others may hold in suit s (-1: none)."""
     best = -1
     run = 0
-    last = -2
+    last = NOT_ADJACENT
     for i in range(view[V_TTMETA, META_NCARDS + s]):
         c = view[V_SUITS + s, i]
-        if unseen(view, c) < 2:
+        if unseen(view, c) < PAIR_CARDS:
             continue
         p = view[V_POS, c]
         if p == last:
@@ -509,66 +518,33 @@ def is_top_unit(view, s, top, k):
 
 
 @njit(cache=True, inline='always')
-def _shape_top(view, row, e, n, k):
-    """(cards of suit e in view row ``row``, top position if they form one unit of k pairs
-    (0: a single) of n cards, else -1)."""
-    cnt = 0
-    top = -1
-    distinct = 0
-    ok = True
-    for i in range(view[V_TTMETA, META_NCARDS + e]):
-        c = view[V_SUITS + e, i]
-        m = view[row, c]
-        if m == 0:
-            continue
-        cnt += m
-        p = view[V_POS, c]
-        if k > 0 and (m != 2 or (distinct > 0 and p != top + 1)):
-            ok = False
-        distinct += 1
-        top = p
-    if not ok or cnt != n or distinct != (1 if k == 0 else k):
-        return cnt, -1
-    return cnt, top
+def play_key_of(view, seat):
+    """The key of seat's play in the current trick, by combos.play_key (the one place that says
+    how plays compare, as the deal kernel does); -1 when it cannot win; a throw's leader has key 0.
 
-
-@njit(cache=True, inline='always')
-def _unit_key(view, row, s, n, k):
-    """Key of the play in view row ``row`` for a lead of n cards with k pairs (not a throw).
-
-    The play competes only as one unit of the lead's shape, all in the led
-    suit s or all in trumps (then RUFF is added when s is plain); -1 otherwise.
+    The kernel keeps the winning key in M_WINNING_KEY (current_best): no
+    built-in strategy calls this.  Single and pair leads (most tricks) take
+    play_key's own fast path, combos.simple_play_key, inlined; tractors and
+    throws decompose the lead (_unit_play_key, not inlined).
     """
-    cnt, top = _shape_top(view, row, s, n, k)
-    if cnt == n:
-        return top
-    if cnt > 0 or s == TRUMP:
-        return -1
-    cnt, top = _shape_top(view, row, TRUMP, n, k)
-    return top + RUFF if top >= 0 else -1
+    lead_kind = view[V_META, M_LEAD_KIND]
+    if lead_kind == KIND_SINGLE or lead_kind == KIND_PAIR:
+        return combos.simple_play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], lead_kind, trump_table(view))
+    return _unit_play_key(view, seat)
 
 
 @njit(cache=True)
-def _throw_key(view, seat):
-    """play_key of seat's play in the current trick when a throw was led (rare: not inlined)."""
+def _unit_play_key(view, seat):
+    """play_key_of on a tractor or throw lead."""
+    lead_kind = view[V_META, M_LEAD_KIND]
+    leader = view[V_META, M_LEADER]
+    if lead_kind == KIND_THROW and seat == leader:
+        return 0
     tt = trump_table(view)
     units, ucards = combos.stack_units()
     lunits, lucards = combos.stack_units()
-    lnu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, lunits, lucards)
-    return combos.play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], KIND_THROW, lunits, lnu, tt, units, ucards)
-
-
-@njit(cache=True, inline='always')
-def play_key_of(view, seat):
-    """The key (as combos.play_key) of seat's play in the current trick; -1 when it cannot win.
-
-    Same unit compared by top position, RUFF added for trumps on a plain
-    lead; a throw's leader has key 0.
-    """
-    if view[V_META, M_LEAD_KIND] == KIND_THROW:
-        return 0 if seat == view[V_META, M_LEADER] else _throw_key(view, seat)
-    m = view[V_META]
-    return _unit_key(view, V_TRICK + seat, m[M_LEAD_SUIT], m[M_LEAD_N], m[M_LEAD_PAIRS])
+    lnu = combos.decompose(view[V_TRICK + leader], tt, lunits, lucards)
+    return combos.play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], lead_kind, lunits, lnu, tt, units, ucards)
 
 
 @njit(cache=True)
@@ -584,11 +560,11 @@ def trick_winner_seat(view):
     best = 0
     best_key = play_key_of(view, leader)
     for i in range(1, npl):
-        key = play_key_of(view, (leader + i) % 4)
+        key = play_key_of(view, seat_after(leader, i))
         if key > best_key:
             best_key = key
             best = i
-    return (leader + best) % 4
+    return seat_after(leader, best)
 
 
 @njit(cache=True, inline='always')
@@ -607,7 +583,7 @@ def current_best(view):
 def partner_winning(view):
     """Whether my partner holds the current trick so far."""
     npl = view[V_META, M_NPLAYED]
-    return npl > 0 and view[V_META, M_WINNING] == (view[V_META, M_SEAT] + 2) % 4
+    return npl > 0 and view[V_META, M_WINNING] == partner_of(view[V_META, M_SEAT])
 
 
 @njit(cache=True, inline='always')
@@ -615,8 +591,8 @@ def opponent_after(view):
     """Whether an opponent still plays after me in the current trick."""
     me = view[V_META, M_SEAT]
     leader = view[V_META, M_LEADER]
-    for i in range(view[V_META, M_NPLAYED] + 1, 4):
-        if (leader + i) % 2 != me % 2:
+    for i in range(view[V_META, M_NPLAYED] + 1, SEATS):
+        if team_of(seat_after(leader, i)) != team_of(me):
             return True
     return False
 
@@ -625,7 +601,7 @@ def opponent_after(view):
 def trick_points(view):
     """Points played to the current trick so far."""
     p = 0
-    for seat in range(4):
+    for seat in range(SEATS):
         p += points(view[V_TRICK + seat])
     return p
 
@@ -647,7 +623,7 @@ def _lowest_unit(view, e, k, above, need_top):
         if limit > above:
             above = limit
     if k <= 1:  # from the top down to ``above``: few cards when the unit must be top
-        need = 1 if k == 0 else 2
+        need = 1 if k == 0 else PAIR_CARDS
         best = -1
         for i in range(view[V_TTMETA, META_NCARDS + e] - 1, -1, -1):
             c = view[V_SUITS + e, i]
@@ -658,12 +634,12 @@ def _lowest_unit(view, e, k, above, need_top):
                 best = p
         return best
     run = 0
-    last = -2
+    last = NOT_ADJACENT
     for i in range(view[V_TTMETA, META_NCARDS + e]):
         c = view[V_SUITS + e, i]
         m = view[V_HAND, c]
         p = view[V_POS, c]
-        if m < 2 or p == last:
+        if m < PAIR_CARDS or p == last:
             continue
         run = run + 1 if p == last + 1 else 1
         last = p
@@ -683,8 +659,8 @@ def put_unit(view, out, e, top, k):
                 return 1
         return 0
     for q in range(top - k + 1, top + 1):
-        out[pair_card_at(view[V_HAND], view, e, q)] += 2
-    return 2 * k
+        out[pair_card_at(view[V_HAND], view, e, q)] += PAIR_CARDS
+    return PAIR_CARDS * k
 
 
 @njit(cache=True, inline='always')
@@ -732,15 +708,15 @@ def random_lead(view, rng, out):
     a position shared by equal cards).
     """
     total = 0
-    for e in range(5):
+    for e in range(EFF_SUITS):
         run = 0
-        last = -2
+        last = NOT_ADJACENT
         for i in range(view[V_TTMETA, META_NCARDS + e]):
             c = view[V_SUITS + e, i]
             m = view[V_HAND, c]
             if m > 0:
                 total += 1
-            if m >= 2:
+            if m >= PAIR_CARDS:
                 total += 1
                 p = view[V_POS, c]
                 if p != last:
@@ -748,9 +724,9 @@ def random_lead(view, rng, out):
                     last = p
                     total += run - 1  # tractors topped here: one per length 2..run
     r = randint(rng, total)
-    for e in range(5):
+    for e in range(EFF_SUITS):
         run = 0
-        last = -2
+        last = NOT_ADJACENT
         for i in range(view[V_TTMETA, META_NCARDS + e]):
             c = view[V_SUITS + e, i]
             m = view[V_HAND, c]
@@ -759,17 +735,17 @@ def random_lead(view, rng, out):
                     out[c] = 1
                     return 1
                 r -= 1
-            if m >= 2:
+            if m >= PAIR_CARDS:
                 if r == 0:
-                    out[c] = 2
-                    return 2
+                    out[c] = PAIR_CARDS
+                    return PAIR_CARDS
                 r -= 1
                 p = view[V_POS, c]
                 if p != last:
                     run = run + 1 if p == last + 1 else 1
                     last = p
                     if r < run - 1:
-                        return put_unit(view, out, e, p, r + 2)
+                        return put_unit(view, out, e, p, r + MIN_TRACTOR)
                     r -= run - 1
     return 0
 
@@ -787,18 +763,18 @@ def suit_strength(view, s):
 def strength_at(view, s, r):
     """suit_strength for trump rank ``r`` (under the auction the rank is known only after the bids)."""
     n = view[V_HAND, BJ] + view[V_HAND, RJ]
-    for q in range(13):
-        n += view[V_HAND, s * 13 + q]
-    for t in range(4):
+    for q in range(RANKS):
+        n += view[V_HAND, s * RANKS + q]
+    for t in range(SUITS):
         if t != s:
-            n += view[V_HAND, t * 13 + r]
+            n += view[V_HAND, t * RANKS + r]
     return n
 
 
 @njit(cache=True)
 def can_declare_now(view, kind, card):
     """can_declare for my hand against the standing declaration, under the deal's rules."""
-    if card < 0 or card > 53:
+    if card < 0 or card >= CARDS:
         return False
     return declare_ok(
         view[V_HAND, card], kind, card, view[V_META, M_SEAT], view[V_META, M_DECL_SEAT], view[V_META, M_DECL_KIND],
@@ -821,10 +797,10 @@ def declare_options(view, kinds, cards):
             n += 1
     r = view[V_META, M_TRUMP_RANK]
     for kind in (PAIR, SINGLE):
-        for s in range(4):
-            if can_declare_now(view, kind, s * 13 + r):
+        for s in range(SUITS):
+            if can_declare_now(view, kind, s * RANKS + r):
                 kinds[n] = kind
-                cards[n] = s * 13 + r
+                cards[n] = s * RANKS + r
                 n += 1
     return n
 
@@ -840,15 +816,15 @@ def best_suit_option(view, min_strength):
     best_kind = 0
     best_card = -1
     best_str = -1
-    for s in range(4):
+    for s in range(SUITS):
         st = suit_strength(view, s)
         if st < min_strength:
             continue
         for kind in (PAIR, SINGLE):
-            if can_declare_now(view, kind, s * 13 + r):
+            if can_declare_now(view, kind, s * RANKS + r):
                 if kind > best_kind or (kind == best_kind and st > best_str):
                     best_kind = kind
-                    best_card = s * 13 + r
+                    best_card = s * RANKS + r
                     best_str = st
                 break
     return best_kind, best_card, best_str
@@ -905,46 +881,46 @@ def track_voids(view, scratch):
         pos0 = np.int64(scratch[S_MYPOS])
         s0 = np.int64(scratch[S_SUIT])
         n0 = np.int64(scratch[S_N])
-        if pos0 < 0 or pos0 > 3 or s0 < -1 or s0 > 4:  # not ours: someone else wrote there
-            pos0 = 3
+        if pos0 < 0 or pos0 >= SEATS or s0 < -1 or s0 >= EFF_SUITS:  # not ours: someone else wrote there
+            pos0 = SEATS - 1
         if s0 < 0:  # I led it: my own play says what was led
-            for e in range(5):
-                d = _played_in(view, me, e) - np.int64(scratch[S_SNAP + me * 5 + e])
+            for e in range(EFF_SUITS):
+                d = _played_in(view, me, e) - np.int64(scratch[S_SNAP + me * EFF_SUITS + e])
                 if d > 0:
                     s0 = e
                     n0 = d
         l0 = view[V_TRICK_LEADER, t - 1]
         if s0 >= 0:
-            for i in range(pos0 + 1, 4):
-                x = (l0 + i) % 4
-                if _played_in(view, x, s0) - np.int64(scratch[S_SNAP + x * 5 + s0]) < n0:
-                    scratch[S_VOID + x * 5 + s0] = 1.0
+            for i in range(pos0 + 1, SEATS):
+                x = seat_after(l0, i)
+                if _played_in(view, x, s0) - np.int64(scratch[S_SNAP + x * EFF_SUITS + s0]) < n0:
+                    scratch[S_VOID + x * EFF_SUITS + s0] = 1.0
     leader = view[V_META, M_LEADER]
     scratch[S_LAST] = t + 1
     scratch[S_MYPOS] = npl
     if npl == 0:
         scratch[S_SUIT] = -1
-        for x in range(4):
-            for e in range(5):
-                scratch[S_SNAP + x * 5 + e] = _played_in(view, x, e)
+        for x in range(SEATS):
+            for e in range(EFF_SUITS):
+                scratch[S_SNAP + x * EFF_SUITS + e] = _played_in(view, x, e)
         return
     s = view[V_META, M_LEAD_SUIT]
     n = view[V_META, M_LEAD_N]
     scratch[S_SUIT] = s
     scratch[S_N] = n
     for i in range(1, npl):
-        x = (leader + i) % 4
+        x = seat_after(leader, i)
         if _count_in(view, V_TRICK + x, s) < n:
-            scratch[S_VOID + x * 5 + s] = 1.0
-    for i in range(npl + 1, 4):
-        x = (leader + i) % 4
-        scratch[S_SNAP + x * 5 + s] = _played_in(view, x, s)
+            scratch[S_VOID + x * EFF_SUITS + s] = 1.0
+    for i in range(npl + 1, SEATS):
+        x = seat_after(leader, i)
+        scratch[S_SNAP + x * EFF_SUITS + s] = _played_in(view, x, s)
 
 
 @njit(cache=True, inline='always')
 def shown_void(scratch, seat, s):
     """Whether ``seat`` has shown a void in effective suit ``s`` (as tracked by track_voids)."""
-    return scratch.shape[0] >= SCRATCH_LIB and scratch[S_VOID + seat * 5 + s] > 0.0
+    return scratch.shape[0] >= SCRATCH_LIB and scratch[S_VOID + seat * EFF_SUITS + s] > 0.0
 
 
 # ---------------------------------------------------------------- the auction
@@ -953,7 +929,7 @@ def shown_void(scratch, seat, s):
 @njit(cache=True)
 def my_level(view):
     """My team's level (0..12 = 2..A): the trump rank if my team declares."""
-    return view[V_META, M_LEVEL0 + view[V_META, M_SEAT] % 2]
+    return view[V_META, M_LEVEL0 + team_of(view[V_META, M_SEAT])]
 
 
 @njit(cache=True)
@@ -961,7 +937,7 @@ def best_trump_suit(view, r):
     """(the suit with the highest strength_at for rank r, that strength); ties: the first suit."""
     best = 0
     best_st = -1
-    for s in range(4):
+    for s in range(SUITS):
         st = strength_at(view, s, r)
         if st > best_st:
             best = s
@@ -975,7 +951,7 @@ def show_highest(view, out):
     into ``out``; return 1."""
     best = -1
     key = -1
-    for c in range(54):
+    for c in range(CARDS):
         if view[V_HAND, c] > 0 and show_key(c) > key:
             key = show_key(c)
             best = c

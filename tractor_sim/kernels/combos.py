@@ -9,41 +9,50 @@ lists each of its cards once, meaning two copies).
 import numpy as np
 from numba import njit
 
-from tractor_sim.kernels.order import META_NCARDS, META_NPOS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
+from tractor_sim.kernels.order import MAX_POS, META_NCARDS, META_NPOS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
+from tractor_sim.kernels.size import CARDS, PAIR, SEATS, seat_after, team_of
 from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
 
 MAX_UNITS = 40
-UNIT_FIELDS = 3  # a unit's row: UNIT_PAIRS, UNIT_TOP, UNIT_NCARDS
-UNIT_CARDS = 16  # distinct cards of one unit, at most (a tractor of every position of a suit)
-THROW_FIELDS = 4  # check_throw's verdict: stands, blocked by, forced unit, penalty
+UNIT_FIELDS = 3  # columns of ``units``: UNIT_PAIRS, UNIT_TOP, UNIT_NCARDS
+UNIT_CARDS = MAX_POS - 1  # columns of ``ucards``: distinct cards of one unit, at most (a tractor over a whole suit)
 # Sizes of stack work arrays (kernels.unowned: numba wants them as named constants).
-UNITS_CELLS = MAX_UNITS * 3
-UCARDS_CELLS = MAX_UNITS * 16
+UNITS_CELLS = MAX_UNITS * UNIT_FIELDS
+UCARDS_CELLS = MAX_UNITS * UNIT_CARDS
 MAX_UNITS1 = MAX_UNITS + 1
-MAX_POS = 17  # positions in one effective suit, at most
-UNIT_PAIRS = 0  # 0 single, 1 pair, k >= 2 tractor of k pairs
+UNIT_PAIRS = 0  # 0 single, 1 pair, k >= MIN_TRACTOR tractor of k pairs
 UNIT_TOP = 1  # position of the highest card
 UNIT_NCARDS = 2
+MIN_TRACTOR = 2  # pairs in the shortest tractor
 KIND_SINGLE = 0
 KIND_PAIR = 1
 KIND_TRACTOR = 2
 KIND_THROW = 3
 NOT_A_LEAD = -1  # empty, or more than one effective suit
+MIXED_SUITS = -2  # combo_suit of cards of more than one effective suit
+# check_throw's answer: res[RES_STANDS] 1 if the throw stands, res[RES_BLOCKED_BY] the seat that
+# blocks it (-1), res[RES_FORCED] the index of the forced unit (-1), res[RES_PENALTY] the change to
+# the opponents' total.
+RES_STANDS = 0
+RES_BLOCKED_BY = 1
+RES_FORCED = 2
+RES_PENALTY = 3
+THROW_FIELDS = RES_PENALTY + 1  # the cells of check_throw's answer
 WIN_TRUMP = 1000  # added to a position when a trump beats a plain suit
 
 
 @njit(cache=True)
 def new_units():
-    return np.zeros((MAX_UNITS, 3), dtype=np.int64), np.full((MAX_UNITS, 16), -1, dtype=np.int64)
+    return np.zeros((MAX_UNITS, UNIT_FIELDS), dtype=np.int64), np.full((MAX_UNITS, UNIT_CARDS), -1, dtype=np.int64)
 
 
 @njit(cache=True, inline='always')
 def stack_units():
     """new_units in the caller's stack frame (kernels.unowned): for functions that must not allocate."""
-    units = stack_array(UNITS_CELLS).reshape((MAX_UNITS, 3))
+    units = stack_array(UNITS_CELLS).reshape((MAX_UNITS, UNIT_FIELDS))
     units[:] = 0
-    ucards = stack_array(UCARDS_CELLS).reshape((MAX_UNITS, 16))
+    ucards = stack_array(UCARDS_CELLS).reshape((MAX_UNITS, UNIT_CARDS))
     ucards[:] = -1
     return units, ucards
 
@@ -58,22 +67,22 @@ def _stack_filled(n, value):
 
 @njit(cache=True)
 def combo_suit(counts, tt):
-    """The effective suit of a combination, -1 if empty, -2 if it spans suits."""
+    """The effective suit of a combination, -1 if empty, MIXED_SUITS (-2) if it spans suits."""
     s = -1
-    for c in range(54):
+    for c in range(CARDS):
         if counts[c] > 0:
             e = tt[TT_EFF, c]
             if s == -1:
                 s = e
             elif s != e:
-                return -2
+                return MIXED_SUITS
     return s
 
 
 @njit(cache=True)
 def ncards(counts):
     n = 0
-    for c in range(54):
+    for c in range(CARDS):
         n += counts[c]
     return n
 
@@ -89,10 +98,10 @@ def suit_count(counts, tt, s):
 
 @njit(cache=True)
 def suit_pairs(counts, tt, s):
-    """How many pairs of effective suit ``s`` a hand holds (a card held k times: k // 2)."""
+    """How many pairs of effective suit ``s`` a hand holds (a card held k times: k // PAIR)."""
     n = 0
     for i in range(tt[TT_META, META_NCARDS + s]):
-        n += counts[tt[TT_SUIT + s, i]] // 2
+        n += counts[tt[TT_SUIT + s, i]] // PAIR
     return n
 
 
@@ -104,7 +113,7 @@ def pairs_by_position(counts, tt, s, out):
         out[p] = 0
     for i in range(tt[TT_META, META_NCARDS + s]):
         c = tt[TT_SUIT + s, i]
-        out[tt[TT_POS, c]] += counts[c] // 2
+        out[tt[TT_POS, c]] += counts[c] // PAIR
     return npos
 
 
@@ -113,7 +122,7 @@ def _take_pair_at(counts, used, tt, s, p):
     """The lowest card id at position p of suit s with a pair not yet used."""
     for i in range(tt[TT_META, META_NCARDS + s]):
         c = tt[TT_SUIT + s, i]
-        if tt[TT_POS, c] == p and counts[c] // 2 - used[c] > 0:
+        if tt[TT_POS, c] == p and counts[c] // PAIR - used[c] > 0:
             used[c] += 1
             return c
     return -1
@@ -131,7 +140,7 @@ def decompose(counts, tt, units, ucards):
         return 0
     pa = _stack_filled(MAX_POS, 0)
     npos = pairs_by_position(counts, tt, s, pa)
-    used = _stack_filled(54, 0)
+    used = _stack_filled(CARDS, 0)
     nu = 0
     while True:
         best_len = 1
@@ -139,14 +148,14 @@ def decompose(counts, tt, units, ucards):
         run = 0
         for p in range(npos):
             run = run + 1 if pa[p] > 0 else 0
-            if run >= 2 and run >= best_len:
+            if run >= MIN_TRACTOR and run >= best_len:
                 best_len = run
                 best_top = p
         if best_top < 0:
             break
         units[nu, UNIT_PAIRS] = best_len
         units[nu, UNIT_TOP] = best_top
-        units[nu, UNIT_NCARDS] = 2 * best_len
+        units[nu, UNIT_NCARDS] = PAIR * best_len
         for k in range(best_len):
             p = best_top - k
             pa[p] -= 1
@@ -157,7 +166,7 @@ def decompose(counts, tt, units, ucards):
             pa[p] -= 1
             units[nu, UNIT_PAIRS] = 1
             units[nu, UNIT_TOP] = p
-            units[nu, UNIT_NCARDS] = 2
+            units[nu, UNIT_NCARDS] = PAIR
             ucards[nu, 0] = _take_pair_at(counts, used, tt, s, p)
             nu += 1
     # singles: positions high to low, equal cards by ascending id
@@ -168,7 +177,7 @@ def decompose(counts, tt, units, ucards):
             j -= 1
         for g in range(j, i + 1):
             c = tt[TT_SUIT + s, g]
-            for _ in range(counts[c] - 2 * used[c]):
+            for _ in range(counts[c] - PAIR * used[c]):
                 units[nu, UNIT_PAIRS] = 0
                 units[nu, UNIT_TOP] = tt[TT_POS, c]
                 units[nu, UNIT_NCARDS] = 1
@@ -203,21 +212,21 @@ def total_pairs(units, nu):
 @njit(cache=True)
 def unit_counts(units, ucards, i, out):
     """Write the cards of unit i into the count vector out (cleared first)."""
-    for c in range(54):
+    for c in range(CARDS):
         out[c] = 0
     k = units[i, UNIT_PAIRS]
     if k == 0:
         out[ucards[i, 0]] += 1
     else:
         for j in range(k):
-            out[ucards[i, j]] += 2
+            out[ucards[i, j]] += PAIR
 
 
 @njit(cache=True)
 def beats_unit(hand, tt, s, npairs, top, pa):
     """Whether ``hand`` holds, in suit s, a unit of ``npairs`` pairs higher than ``top``.
 
-    ``pa`` is scratch of length >= 17.
+    ``pa`` is scratch of length >= MAX_POS.
     """
     if npairs == 0:
         for i in range(tt[TT_META, META_NCARDS + s]):
@@ -238,15 +247,15 @@ def beats_unit(hand, tt, s, npairs, top, pa):
 def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, nu, res):
     """Validate a throw against the other hands.
 
-    res[0] = 1 if the throw stands, res[1] = blocked_by seat (-1), res[2] =
-    index of the forced unit (-1), res[3] = change to the opponents' total.
-    ``hands[seat]`` are the holdings of the other players (the leader's row is
-    ignored).
+    res[RES_STANDS] = 1 if the throw stands, res[RES_BLOCKED_BY] = blocked_by seat
+    (-1), res[RES_FORCED] = index of the forced unit (-1), res[RES_PENALTY] =
+    change to the opponents' total.  ``hands[seat]`` are the holdings of the
+    other players (the leader's row is ignored).
     """
-    res[0] = 1
-    res[1] = -1
-    res[2] = -1
-    res[3] = 0
+    res[RES_STANDS] = 1
+    res[RES_BLOCKED_BY] = -1
+    res[RES_FORCED] = -1
+    res[RES_PENALTY] = 0
     if nu <= 1:
         return
     s = combo_suit(lead, tt)
@@ -256,9 +265,9 @@ def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, n
     best = -1
     for i in range(nu):
         beatable = False
-        for k in range(1, 4):
-            seat = (leader + k) % 4
-            if opponents_only and seat % 2 == leader % 2:
+        for k in range(1, SEATS):
+            seat = seat_after(leader, k)
+            if opponents_only and team_of(seat) == team_of(leader):
                 continue
             if beats_unit(hands[seat], tt, s, units[i, UNIT_PAIRS], units[i, UNIT_TOP], pa):
                 beatable = True
@@ -282,25 +291,25 @@ def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, n
             best = i
     if best < 0:
         return
-    res[0] = 0
-    res[2] = best
-    for k in range(1, 4):
-        seat = (leader + k) % 4
-        if opponents_only and seat % 2 == leader % 2:
+    res[RES_STANDS] = 0
+    res[RES_FORCED] = best
+    for k in range(1, SEATS):
+        seat = seat_after(leader, k)
+        if opponents_only and team_of(seat) == team_of(leader):
             continue
         if beats_unit(hands[seat], tt, s, units[best, UNIT_PAIRS], units[best, UNIT_TOP], pa):
-            res[1] = seat
+            res[RES_BLOCKED_BY] = seat
             break
     taken_back = ncards(lead) - units[best, UNIT_NCARDS]
     penalty = rules[R_THROW_PENALTY] * taken_back
-    res[3] = penalty if leader % 2 == declaring_team else -penalty
+    res[RES_PENALTY] = penalty if team_of(leader) == declaring_team else -penalty
 
 
 @njit(cache=True)
 def legal_follow(hand, play, lead, tt, rules):
     """Whether ``play`` is a legal follow to the lead ``lead`` from ``hand`` (which includes it)."""
     n = 0
-    for c in range(54):
+    for c in range(CARDS):
         if play[c] < 0 or play[c] > hand[c]:
             return False
         n += play[c]
@@ -357,7 +366,7 @@ def lead_tractors(units, nu, ks):
     """Write the tractor lengths of a decomposition (longest first) into ``ks``; return how many."""
     nk = 0
     for i in range(nu):
-        if units[i, UNIT_PAIRS] >= 2:
+        if units[i, UNIT_PAIRS] >= MIN_TRACTOR:
             ks[nk] = units[i, UNIT_PAIRS]
             nk += 1
     return nk
@@ -454,6 +463,22 @@ def card_key(c, lead_suit, tt):
     return -1
 
 
+@njit(cache=True, inline='always')
+def simple_play_key(play, lead_suit, lead_kind, tt):
+    """play_key on a lead of one card or one pair (KIND_SINGLE, KIND_PAIR): the play must be one
+    card, or two copies of one card, and nothing else.  Needs no decomposition (play_key's fast path)."""
+    want = 1 if lead_kind == KIND_SINGLE else PAIR
+    key = -1
+    for c in range(CARDS):
+        if play[c] != 0:
+            if play[c] != want or key >= 0:
+                return -1
+            key = card_key(c, lead_suit, tt)
+            if key < 0:
+                return -1
+    return key
+
+
 @njit(cache=True)
 def play_key(play, lead_suit, lead_kind, lead_units, lead_nu, tt, units, ucards):
     """How strongly a play competes for the trick; -1 when it cannot win.
@@ -462,17 +487,7 @@ def play_key(play, lead_suit, lead_kind, lead_units, lead_nu, tt, units, ucards)
     earlier play.  ``units``/``ucards`` are scratch.
     """
     if lead_kind == KIND_SINGLE or lead_kind == KIND_PAIR:
-        # fast path: one card, or two copies of one card (and nothing else)
-        want = 1 if lead_kind == KIND_SINGLE else 2
-        key = -1
-        for c in range(54):
-            if play[c] != 0:
-                if play[c] != want or key >= 0:
-                    return -1
-                key = card_key(c, lead_suit, tt)
-                if key < 0:
-                    return -1
-        return key
+        return simple_play_key(play, lead_suit, lead_kind, tt)
     s = combo_suit(play, tt)
     if s < 0:
         return -1

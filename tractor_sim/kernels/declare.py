@@ -2,15 +2,17 @@
 
 from numba import njit
 
+from tractor_sim.kernels.order import TRUMP
+from tractor_sim.kernels.size import BJ, CARDS, RANKS, RJ
+from tractor_sim.kernels.size import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from tractor_sim.kernels.view import MAX_BID
 from tractor_sim.rules import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 
+# Declaration kinds, weakest first; a SINGLE or PAIR of the trump rank takes that many copies.
 NONE = 0
 SINGLE = 1
 PAIR = 2
 JOKER_PAIR = 3
-BJ = 52
-RJ = 53
 
 
 @njit(cache=True)
@@ -24,7 +26,7 @@ def can_declare(hand, kind, card, seat, cur_seat, cur_kind, cur_card, rank, rule
     himself only to strengthen his single into the pair of the same card
     (unless the rules allow any self-override).
     """
-    if card < 0 or card > 53:
+    if card < 0 or card >= CARDS:
         return False
     return declare_ok(hand[card], kind, card, seat, cur_seat, cur_kind, cur_card, rank,
                       rules[R_SELF_OVERRIDE], rules[R_PAIR_OVERRIDE], rules[R_JOKER_OVERRIDE])
@@ -36,10 +38,10 @@ def declare_ok(held, kind, card, seat, cur_seat, cur_kind, cur_card, rank, self_
     """can_declare on plain numbers: ``held`` copies of ``card`` in the hand, the three rule
     options as their codes (strategies read them from their view without slicing it)."""
     if kind == SINGLE or kind == PAIR:
-        if card >= BJ or card % 13 != rank or held < kind:
+        if card >= BJ or card % RANKS != rank or held < kind:
             return False
     elif kind == JOKER_PAIR:
-        if card < BJ or held < 2:
+        if card < BJ or held < PAIR_CARDS:
             return False
     else:
         return False
@@ -50,7 +52,7 @@ def declare_ok(held, kind, card, seat, cur_seat, cur_kind, cur_card, rank, self_
     if kind == cur_kind:
         if kind == SINGLE:
             return False
-        if kind == PAIR and (pair_override == 0 or card // 13 >= cur_card // 13):
+        if kind == PAIR and (pair_override == 0 or card // RANKS >= cur_card // RANKS):
             return False
         if kind == JOKER_PAIR and (joker_override == 0 or card != RJ or cur_card != BJ):
             return False
@@ -69,13 +71,13 @@ def kitty_flip_suit(kitty, nkitty, rank):
     best = -1
     for i in range(nkitty):
         c = kitty[i]
-        if c < BJ and c % 13 == rank:
-            return c // 13
+        if c < BJ and c % RANKS == rank:
+            return c // RANKS
     for i in range(nkitty):
         c = kitty[i]
-        if c < BJ and (best < 0 or c % 13 > best % 13):
+        if c < BJ and (best < 0 or c % RANKS > best % RANKS):
             best = c
-    return best // 13 if best >= 0 else 4
+    return best // RANKS if best >= 0 else TRUMP
 
 
 @njit(cache=True)
@@ -88,7 +90,7 @@ def valid_bid(bid):
 def show_key(card):
     """How high a card shown in the auction is: RJ > BJ > A > K .. > 2, suits equal."""
     if card == RJ:
-        return 14
+        return RANKS + 1
     if card == BJ:
-        return 13
-    return card % 13
+        return RANKS
+    return card % RANKS

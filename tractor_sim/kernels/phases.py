@@ -599,12 +599,12 @@ def _apply_lead(st, arrs, ws, rules, err, log, n):
         kind = C.kind_of(lead_units, nu)
     if kind == C.KIND_THROW:
         C.check_throw(out, hands, leader, st[S_DECL_TEAM], tt, rules, lead_units, lead_ucards, nu, res)
-        if res[0] == 0:
+        if res[C.RES_STANDS] == 0:
             st[S_FAILED] += 1
-            st[S_PENALTY] += res[3]
-            C.unit_counts(lead_units, lead_ucards, res[2], out)
+            st[S_PENALTY] += res[C.RES_PENALTY]
+            C.unit_counts(lead_units, lead_ucards, res[C.RES_FORCED], out)
             if log.shape[0] > 1:
-                log_event(log, LOG_FAILED_THROW, leader, res[1], res[3], out)
+                log_event(log, LOG_FAILED_THROW, leader, res[C.RES_BLOCKED_BY], res[C.RES_PENALTY], out)
             k = _compact(out, hands, leader, pid, pcnt, 0)
             nu = C.decompose(out, tt, lead_units, lead_ucards)
             kind = C.kind_of(lead_units, nu)

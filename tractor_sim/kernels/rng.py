@@ -24,6 +24,11 @@ S30 = np.uint64(30)
 S27 = np.uint64(27)
 S31 = np.uint64(31)
 S11 = np.uint64(11)
+# SipHash-2-4: SIP_C_ROUNDS rounds per message word, SIP_D_ROUNDS to finalize; words of WORD_BYTES bytes.
+SIP_C_ROUNDS = 2
+SIP_D_ROUNDS = 4
+WORD_BYTES = 8
+KEY_WORDS = 3  # words that name a stream: (a, b, c) of stream_key
 
 
 @njit(cache=True)
@@ -62,13 +67,13 @@ def siphash24(k0, k1, words):
     v3 = np.uint64(k1) ^ np.uint64(0x7465646279746573)
     n = words.shape[0]
     for i in range(n + 1):
-        m = np.uint64(words[i]) if i < n else np.uint64(8 * n) << np.uint64(56)
+        m = np.uint64(words[i]) if i < n else np.uint64(WORD_BYTES * n) << np.uint64(56)
         v3 ^= m
-        for _ in range(2):
+        for _ in range(SIP_C_ROUNDS):
             v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
         v0 ^= m
     v2 ^= np.uint64(0xFF)
-    for _ in range(4):
+    for _ in range(SIP_D_ROUNDS):
         v0, v1, v2, v3 = _sip_round(v0, v1, v2, v3)
     return v0 ^ v1 ^ v2 ^ v3
 
@@ -77,10 +82,10 @@ def siphash24(k0, k1, words):
 def stream_key(seed, a, b, c):
     """The starting state of the stream named by (seed, a, b, c): SipHash-2-4 of the words (a, b, c)
     keyed by the root seed, so that no stream's state leads back to another's."""
-    words = stack_array(3)
+    words = stack_array(KEY_WORDS)
     words[0] = a
     words[1] = b
-    words[2] = c
+    words[KEY_WORDS - 1] = c
     k0 = mix64(np.uint64(seed) + GOLDEN)
     return siphash24(k0, mix64(k0 + GOLDEN), words)
 

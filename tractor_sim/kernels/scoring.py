@@ -3,23 +3,45 @@
 import numpy as np
 from numba import njit
 
+from tractor_sim.kernels.size import CARDS, DECKS, RANKS, SUITS, TEAMS, seat_after
 from tractor_sim.rules import R_KITTY_MULT, R_MATCH_END, R_MUST_DEFEND
 
-POINTS = np.zeros(54, dtype=np.int64)
-for _s in range(4):
-    POINTS[_s * 13 + 3] = 5
-    POINTS[_s * 13 + 8] = 10
-    POINTS[_s * 13 + 11] = 10
+# Ranks by index in a suit (0..RANKS-1 = 2..A).
+FIVE = 3
+TEN = 8
+KING = 11
+ACE = RANKS - 1
 
-ACE = 12
-# The must-defend levels of each must_defend choice (none, ace, ace_5_10_k), ascending, 99 = unused.
-MUST_DEFEND = np.array([[99, 99, 99, 99], [ACE, 99, 99, 99], [3, 8, 11, ACE]], dtype=np.int64)
+POINTS = np.zeros(CARDS, dtype=np.int64)
+for _s in range(SUITS):
+    POINTS[_s * RANKS + FIVE] = 5
+    POINTS[_s * RANKS + TEN] = 10
+    POINTS[_s * RANKS + KING] = 10
+DECK_POINTS = int(POINTS.sum()) * DECKS  # 200 with two decks
+
+# The level table (RULES.md sections 6 and 9): its rows are LEVEL_STEP points wide (40 with two
+# decks, the step S = 20 D): row 0 for a total p <= 0, row 1 + p // LEVEL_STEP beyond.  The
+# declarers keep on rows below TAKEOVER_ROW and gain TAKEOVER_ROW - row levels; from it on the
+# opponents take over and gain row - TAKEOVER_ROW.
+LEVEL_STEP = 20 * DECKS
+TAKEOVER_ROW = 3
+
+# The kitty multiplier's factor in the rules twice_lead_size and twice_largest_unit.
+TWICE = 2
+
+# The must-defend levels of each must_defend choice (none, ace, ace_5_10_k), ascending, padded
+# with UNUSED (above every level).
+UNUSED = 99
+_DEFEND = ((), (ACE,), (FIVE, TEN, KING, ACE))
+DEFEND_SLOTS = max(len(levels) for levels in _DEFEND)
+MUST_DEFEND = np.array([list(levels) + [UNUSED] * (DEFEND_SLOTS - len(levels)) for levels in _DEFEND],
+                       dtype=np.int64)
 
 
 @njit(cache=True)
 def card_points(counts):
     p = 0
-    for c in range(54):
+    for c in range(CARDS):
         p += counts[c] * POINTS[c]
     return p
 
@@ -29,37 +51,32 @@ def kitty_multiplier(lead_n, lead_pairs, lead_largest_unit, rules):
     """How many times the kitty's points count when the opponents win the last trick."""
     mode = rules[R_KITTY_MULT]
     if mode == 0:
-        return 2 * lead_n
+        return TWICE * lead_n
     if mode == 1:
-        return 2 ** (lead_pairs + 1)
-    return 2 * lead_largest_unit
+        return 1 << (lead_pairs + 1)  # a power of two: 2 ** (lead_pairs + 1)
+    return TWICE * lead_largest_unit
 
 
 @njit(cache=True)
 def level_row(p):
-    """Row of the level table for the opponents' total p (0: p <= 0 ... 7+: 240+)."""
+    """Row of the level table for the opponents' total p: 0 for p <= 0, then one row per
+    LEVEL_STEP points (with two decks: 1 for 5..35, 2 for 40..75, .. 7 for 240..275)."""
     if p <= 0:
         return 0
-    if p < 40:
-        return 1
-    if p < 80:
-        return 2
-    if p < 120:
-        return 3
-    return 4 + (p - 120) // 40
+    return 1 + p // LEVEL_STEP
 
 
 @njit(cache=True)
 def level_change(p):
     """(declarers keep, levels gained by the winners) for the opponents' total p.
 
-    Declarers keep on rows 0..2 and gain 3, 2, 1; on row 3 the opponents take
-    over with no gain; beyond, the opponents gain 1 + (p - 120) // 40.
+    Declarers keep on rows 0..2 and gain 3, 2, 1; on row 3 (TAKEOVER_ROW) the
+    opponents take over with no gain; beyond, they gain one more per row.
     """
     row = level_row(p)
-    if row <= 2:
-        return True, 3 - row
-    return False, row - 3
+    if row < TAKEOVER_ROW:
+        return True, TAKEOVER_ROW - row
+    return False, row - TAKEOVER_ROW
 
 
 @njit(cache=True)
@@ -72,7 +89,7 @@ def defended_gain(level, gain, as_declarers, rules):
     mode = rules[R_MUST_DEFEND]
     if mode == 0 or gain <= 0:
         return gain
-    for j in range(4):
+    for j in range(DEFEND_SLOTS):
         d = MUST_DEFEND[mode, j]
         if d == level and not as_declarers:
             return 0
@@ -83,7 +100,8 @@ def defended_gain(level, gain, as_declarers, rules):
 
 @njit(cache=True)
 def next_starter(starter, declarers_keep):
-    return (starter + 2) % 4 if declarers_keep else (starter + 1) % 4
+    """The starter's partner (the next seat of his team) when the declarers keep, else the next seat."""
+    return seat_after(starter, TEAMS) if declarers_keep else seat_after(starter, 1)
 
 
 @njit(cache=True)

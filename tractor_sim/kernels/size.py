@@ -37,3 +37,9 @@ def team_of(seat):
 def seat_after(seat, k):
     """The seat k places after ``seat`` in playing order."""
     return (seat + k) % SEATS
+
+
+@njit(cache=True, inline='always')
+def partner_of(seat):
+    """The next seat of ``seat``'s team in playing order (the partner, with two teams of two)."""
+    return (seat + TEAMS) % SEATS

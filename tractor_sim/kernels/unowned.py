@@ -31,6 +31,8 @@ from numba.core import cgutils, config, types
 from numba import njit
 from numba.extending import intrinsic
 
+ITEMSIZE = np.dtype(np.int64).itemsize  # bytes of one int64 cell
+
 
 @intrinsic
 def _on_stack(typingctx, n):
@@ -43,8 +45,8 @@ def _on_stack(typingctx, n):
         data = cgutils.alloca_once(builder, ir.IntType(64), size=size)  # in the entry block: one per call site
         out = context.make_array(arr)(context, builder)
         intp = context.get_value_type(types.intp)
-        context.populate_array(out, data=data, shape=[ir.Constant(intp, size)], strides=[ir.Constant(intp, 8)],
-                               itemsize=ir.Constant(intp, 8), meminfo=None, parent=None)
+        context.populate_array(out, data=data, shape=[ir.Constant(intp, size)], strides=[ir.Constant(intp, ITEMSIZE)],
+                               itemsize=ir.Constant(intp, ITEMSIZE), meminfo=None, parent=None)
         return out._getvalue()
 
     return arr(n), codegen
