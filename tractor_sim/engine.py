@@ -18,6 +18,7 @@ import pandas as pd
 from tractor_sim.cards import card_str
 from tractor_sim.kernels import deal as D
 from tractor_sim.kernels import match as M
+from tractor_sim.kernels import phases as PH
 from tractor_sim.kernels.size import CARDS
 from tractor_sim.kernels.view import DECISIONS
 from tractor_sim.rules import Rules, as_rules
@@ -197,8 +198,8 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
         if nrows < 0:
             raise SimulationError(_describe_error(spec, pols, err))
         deal_parts.append(deals[:nrows])
-        match_parts.append(matches[: err[7]])
-        done += int(err[7])
+        match_parts.append(matches[: err[PH.E_DONE]])
+        done += int(err[PH.E_DONE])
     rows = deal_parts[0] if len(deal_parts) == 1 else np.concatenate(deal_parts)
     recs = np.empty(len(rows), dtype=DEAL_DTYPE)
     for name, (_, col) in DEAL_COLUMNS.items():

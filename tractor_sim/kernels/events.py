@@ -7,6 +7,7 @@ pays one comparison per event.
 
 from numba import njit
 
+from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.size import CARDS
 
 LOG_DRAW = 1  # seat drew card a
@@ -23,8 +24,10 @@ LOG_TRICK = 11  # seat won trick a with b points
 LOG_START = 12  # a deal starts: key a (deal or match id), b (deal in match)
 LOG_BID = 13  # seat bid a points (the auction)
 LOG_SHOW = 14  # seat showed card a (the auction)
-LOG_HEAD = 4  # kind, seat, a, b; the cards follow
-LOG_COLS = LOG_HEAD + CARDS
+# The columns of an event row: its kind, seat, two values, then the cards.
+LOG_ROW = Layout("event row", [("LC_KIND", 1), ("LC_SEAT", 1), ("LC_A", 1), ("LC_B", 1), ("LC_CARDS", CARDS)])
+globals().update(LOG_ROW.constants())
+LOG_COLS = LOG_ROW.size
 
 
 @njit(cache=True)
@@ -37,10 +40,10 @@ def log_event(log, kind, seat, a, b, cards):
         log[0, 1] = 1
         return
     log[0, 0] = i
-    log[i, 0] = kind
-    log[i, 1] = seat
-    log[i, 2] = a
-    log[i, 3] = b
+    log[i, LC_KIND] = kind
+    log[i, LC_SEAT] = seat
+    log[i, LC_A] = a
+    log[i, LC_B] = b
     n = min(cards.shape[0], CARDS)
     for c in range(n):
-        log[i, LOG_HEAD + c] = cards[c]
+        log[i, LC_CARDS + c] = cards[c]

@@ -14,22 +14,30 @@ from numba import njit, types
 
 from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, FUNCS_TYPE
 from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, new_workspace, play_deal
+from tractor_sim.kernels.phases import E_DEAL_IN_MATCH, E_DONE, E_ID
 from tractor_sim.kernels.rng import randint, stream_key
+from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.scoring import match_winner
+from tractor_sim.kernels.size import SEATS, TEAMS
 from tractor_sim.kernels.state import STATE_SIZE
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING
 
-X_DEAL_ID = 0
-X_MATCH_ID = 1
-X_DEAL_IN_MATCH = 2
-X_LEVEL0_BEFORE = 3
-X_LEVEL1_BEFORE = 4
-X_LEVEL0_AFTER = 5
-X_LEVEL1_AFTER = 6
-X_GAIN_TEAM = 7
-X_D = 8  # the deal's D_* columns start here
-DEAL_COLS = X_D + D_FIELDS
-MATCH_COLS = 5  # match_id, winner, deals, level0_final, level1_final
+ROW = Layout("chunk deal row", [
+    ("X_DEAL_ID", 1), ("X_MATCH_ID", 1), ("X_DEAL_IN_MATCH", 1),
+    ("X_LEVEL0_BEFORE", TEAMS, "each team's level before the deal: X_LEVEL0_BEFORE, X_LEVEL1_BEFORE"),
+    ("X_LEVEL0_AFTER", TEAMS, "and after it"),
+    ("X_GAIN_TEAM", 1),
+    ("X_D", D_FIELDS, "the deal's D_* columns"),
+])
+globals().update(ROW.constants())
+X_LEVEL1_BEFORE = X_LEVEL0_BEFORE + 1
+X_LEVEL1_AFTER = X_LEVEL0_AFTER + 1
+DEAL_COLS = ROW.size
+MATCH_ROW = Layout("chunk match row", [
+    ("MX_MATCH_ID", 1), ("MX_WINNER", 1), ("MX_DEALS", 1), ("MX_LEVEL0_FINAL", TEAMS, "each team's final level"),
+])
+globals().update(MATCH_ROW.constants())
+MATCH_COLS = MATCH_ROW.size
 MAX_DEALS_PER_MATCH = 1000  # deal ids in match mode are match_id * 1000 + deal_in_match
 
 LOG_ALL = -2  # log_id that logs every deal of the chunk into one log
@@ -74,7 +82,7 @@ def _write(deals, i, deal_id, match_id, d, levels, row):
 def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id):
     """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.
 
-    ``err[7]`` counts the deals or matches completed: a match is started only
+    ``err[E_DONE]`` counts the deals or matches completed: a match is started only
     while ``deals`` has room for MAX_DEALS_PER_MATCH more rows.  On a strategy
     error the rows written so far stay valid, ``err`` holds the situation, and
     the return value is minus one minus the rows written.
@@ -82,34 +90,34 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
     ws = new_workspace(rules)
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     row = np.zeros(D_FIELDS, dtype=np.int64)
-    levels = np.zeros(2, dtype=np.int64)
+    levels = np.zeros(TEAMS, dtype=np.int64)
     st = np.zeros(1, dtype=np.uint64)
     nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
     nrows = 0
-    err[7] = 0
+    err[E_DONE] = 0
     no = n < 0  # a False that is not a compile-time constant: see the fixed-mode call
     for item in range(n):
         if nrows + (1 if mode == MODE_FIXED else MAX_DEALS_PER_MATCH) > deals.shape[0]:
-            return nrows  # out of room: the caller continues from err[7]
+            return nrows  # out of room: the caller continues from err[E_DONE]
         ident = first_id + item
         if mode == MODE_FIXED:
             levels[0] = fixed_levels[0]
             levels[1] = fixed_levels[1]
             st[0] = stream_key(seed, ident, 0, P_STARTER)
             if rules[R_DECLARING] == DECLARING_AUCTION:  # the auction decides: this is the dealer
-                starter = randint(st, 4)
+                starter = randint(st, SEATS)
             else:
-                starter = fixed_team + 2 * randint(st, 2)
+                starter = fixed_team + TEAMS * randint(st, SEATS // TEAMS)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
             code = play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, ws, state,
                              row, err, log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
-                err[5] = ident
+                err[E_ID] = ident
                 return -1 - nrows
             _write(deals, nrows, ident, -1, 0, levels, row)
             nrows += 1
-            err[7] = item + 1
+            err[E_DONE] = item + 1
             continue
         levels[0] = 0
         levels[1] = 0
@@ -122,8 +130,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             code = play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws, state, row,
                              err, log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
-                err[5] = ident
-                err[6] = d
+                err[E_ID] = ident
+                err[E_DEAL_IN_MATCH] = d
                 return -1 - nrows
             _write(deals, nrows, ident * MAX_DEALS_PER_MATCH + d, ident, d, levels, row)
             levels[0] = deals[nrows, X_LEVEL0_AFTER]
@@ -135,10 +143,10 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             winner = match_winner(levels[0], levels[1], rules)
             if winner >= 0:
                 break
-        matches[item, 0] = ident
-        matches[item, 1] = winner
-        matches[item, 2] = d
-        matches[item, 3] = levels[0]
-        matches[item, 4] = levels[1]
-        err[7] = item + 1
+        matches[item, MX_MATCH_ID] = ident
+        matches[item, MX_WINNER] = winner
+        matches[item, MX_DEALS] = d
+        for t in range(TEAMS):
+            matches[item, MX_LEVEL0_FINAL + t] = levels[t]
+        err[E_DONE] = item + 1
     return nrows

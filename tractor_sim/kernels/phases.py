@@ -47,6 +47,7 @@ from tractor_sim.kernels.scoring import POINTS, card_points, kitty_multiplier, r
 from tractor_sim.kernels.size import BJ, CARDS, DECK, DECKS, DRAWN, HAND, KITTY, PAIR, PAIR_SHIFT, RANKS, RJ, SEATS, SUITS
 from tractor_sim.kernels.size import TEAMS
 from tractor_sim.kernels.size import seat_after, team_of
+from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.unowned import lean_jit
 from tractor_sim.kernels.state import (
     NO_SEAT, PH_AUCTION, PH_DONE, PH_DRAW, PH_FOLLOW, PH_KITTY, PH_LEAD, S_AUCTION, S_BEST, S_BEST_KEY,
@@ -91,21 +92,28 @@ ERR_FOLLOW = 4
 ERR_REDEALS = 5
 ERR_BID = 6
 ERR_STATE = 7  # an answer given when the deal asks nothing, or to another decision
-# err[0..7]: code, seat, decision, trick, redeals, (the chunk's: id, deal in match, done); then hand, answer
-ERR_HEADER = 8
-ERR_SIZE = ERR_HEADER + 2 * CARDS
+# What an error leaves in ``err``: the situation, then the hand and the answer (the engine names them).
+ERR = Layout("error", [
+    ("E_CODE", 1), ("E_SEAT", 1), ("E_DECISION", 1), ("E_TRICK", 1), ("E_REDEALS", 1),
+    ("E_ID", 1, "set by the chunk: the deal or match id,"), ("E_DEAL_IN_MATCH", 1, "the deal in the match,"),
+    ("E_DONE", 1, "the deals or matches completed"),
+    ("E_HAND", CARDS), ("E_ANSWER", CARDS),
+])
+globals().update(ERR.constants())
+ERR_HEADER = E_HAND
+ERR_SIZE = ERR.size
 
 
 @njit(cache=True)
 def fail(err, code, seat, decision, trick, redeals, hand, answer):
-    err[0] = code
-    err[1] = seat
-    err[2] = decision
-    err[3] = trick
-    err[4] = redeals
+    err[E_CODE] = code
+    err[E_SEAT] = seat
+    err[E_DECISION] = decision
+    err[E_TRICK] = trick
+    err[E_REDEALS] = redeals
     for c in range(CARDS):
-        err[ERR_HEADER + c] = hand[c]
-        err[ERR_HEADER + CARDS + c] = answer[c]
+        err[E_HAND + c] = hand[c]
+        err[E_ANSWER + c] = answer[c]
     return code
 
 
@@ -301,7 +309,7 @@ def _advance_draw(st, arrs, ws, rules, err, log):
 
 
 @njit(cache=True, inline='always')
-def _apply_declare(st, arrs, ws, rules, err, log, ans):
+def apply_declare(st, arrs, ws, rules, err, log, ans):
     """A declaration (or a pass, ans 0) of the seat asked during the draw."""
     views = ws[0]
     hands, _, _, _, _, _, _, _, _, _, _, out, _, _, _ = arrs
@@ -368,7 +376,7 @@ def _advance_auction(st, arrs, ws, rules, err, log):
 
 
 @lean_jit()
-def _apply_bid(st, arrs, ws, rules, err, log, ans):
+def apply_bid(st, arrs, ws, rules, err, log, ans):
     views = ws[0]
     hands, _, _, _, _, _, _, _, _, _, _, out, _, _, _ = arrs
     seat = st[S_TO_ACT]
@@ -464,7 +472,7 @@ def _within(counts, hand):
 
 
 @lean_jit()
-def _apply_discard(st, arrs, ws, rules, err, log, n):
+def apply_discard(st, arrs, ws, rules, err, log, n):
     views, scratch, rngs, tables = ws
     hands, _, buried, _, _, _, _, _, held, hpairs, _, out, _, _, _ = arrs
     starter = st[S_STARTER]
@@ -573,7 +581,7 @@ def _record_play(views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt):
 
 
 @njit(cache=True, inline='always')
-def _apply_lead(st, arrs, ws, rules, err, log, n):
+def apply_lead(st, arrs, ws, rules, err, log, n):
     """The leader's play: one suit; a throw is checked against the other hands (a failed one is
     replaced by its forced part and costs the penalty); the followers are asked in turn."""
     views, scratch, rngs, tables = ws
@@ -677,7 +685,7 @@ def _simple_key(ids, cnts, i, k, lead_suit, kind, tt):
 
 
 @njit(cache=True, inline='always')
-def _apply_follow(st, arrs, ws, rules, err, log, n):
+def apply_follow(st, arrs, ws, rules, err, log, n):
     """A follower's play: checked by the follow rule, compared with the best so far; after the
     last one the trick is finished."""
     views, scratch, rngs, tables = ws
@@ -808,11 +816,11 @@ def apply_carved(st, arrs, ws, rules, err, log, decision, ans):
         seat = max(st[S_TO_ACT], 0)
         return fail(err, ERR_STATE, st[S_TO_ACT], decision, st[S_TRICK], st[S_REDEALS], hands[seat], out)
     if decision == FOLLOW:
-        return _apply_follow(st, arrs, ws, rules, err, log, ans)
+        return apply_follow(st, arrs, ws, rules, err, log, ans)
     if decision == LEAD:
-        return _apply_lead(st, arrs, ws, rules, err, log, ans)
+        return apply_lead(st, arrs, ws, rules, err, log, ans)
     if decision == DECLARE:
-        return _apply_declare(st, arrs, ws, rules, err, log, ans)
+        return apply_declare(st, arrs, ws, rules, err, log, ans)
     if decision == DISCARD:
-        return _apply_discard(st, arrs, ws, rules, err, log, ans)
-    return _apply_bid(st, arrs, ws, rules, err, log, ans)
+        return apply_discard(st, arrs, ws, rules, err, log, ans)
+    return apply_bid(st, arrs, ws, rules, err, log, ans)

@@ -127,5 +127,5 @@ def round_outcome(p, levels, decl_team, starter, dealer, auction, rules):
     keep, gain = level_change(p)
     winners = decl_team if keep else 1 - decl_team
     gain = defended_gain(levels[winners], gain, keep, rules)
-    nxt = (dealer + 1) % 4 if auction else next_starter(starter, keep)
+    nxt = seat_after(dealer, 1) if auction else next_starter(starter, keep)
     return keep, gain, level_row(p), nxt
