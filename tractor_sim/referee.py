@@ -54,10 +54,23 @@ def table_for(trump, rules: Rules):
 
 
 def _cards(value, field: str) -> list[int]:
+    if not isinstance(value, (str, list, tuple)):
+        raise RefereeError(f"{field}: expected a list of cards such as [\"AS\", \"KS\"], got {_json_name(value)}")
     try:
         return parse_cards(value)
     except CardError as e:
         raise RefereeError(f"{field}: {e}") from None
+
+
+def _json_name(value) -> str:
+    return "null" if value is None else f"{type(value).__name__} {value!r}"
+
+
+def _seat(value, field: str) -> int:
+    """A seat 0..3 given as a whole number (not true/false, not 1.0)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise RefereeError(f"{field}: expected a seat 0..3 (a whole number), got {_json_name(value)}")
+    return value
 
 
 def _counts(cards: list[int], field: str) -> np.ndarray:
@@ -172,14 +185,18 @@ def trick(plays, trump, hands=None, leader=0, declarers=(0, 2), rules=None, expl
     tt = table_for(trump, rules)
     if not isinstance(plays, (list, tuple)) or not 1 <= len(plays) <= 4:
         raise RefereeError("plays: expected 1 to 4 card lists in playing order")
-    if leader not in (0, 1, 2, 3):
-        raise RefereeError(f"leader: expected a seat 0..3, got {leader!r}")
-    decl = sorted(declarers) if isinstance(declarers, (list, tuple)) else None
+    leader = _seat(leader, "leader")
+    decl = sorted(declarers) if isinstance(declarers, (list, tuple)) and not any(
+        isinstance(x, bool) or not isinstance(x, int) for x in declarers) else None
     if decl not in ([0, 2], [1, 3]):
         raise RefereeError(f"declarers: expected [0, 2] or [1, 3], got {declarers!r}")
     declaring_team = decl[0]
     seats = [(leader + i) % 4 for i in range(len(plays))]
     play_counts = [_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]") for i, p in enumerate(plays)]
+    if (sum(play_counts) > 2).any():  # with or without hands: two decks hold each card twice
+        bad = card_str(int(np.argmax(sum(play_counts) > 2)))
+        raise RefereeError(f"plays: card {bad} is played {int(sum(play_counts)[np.argmax(sum(play_counts) > 2)])} "
+                           "times in one trick; the two decks hold it twice")
     hand_counts = None
     if hands is not None:
         if not isinstance(hands, (list, tuple)) or len(hands) != 4:
