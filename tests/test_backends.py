@@ -282,15 +282,18 @@ def test_finalize_checks_every_deal_id_is_there_once(tmp_path):
     specs = _specs(n=60, chunk=20)
     store, manifest, index = _store_run(tmp_path, specs)
     parts = sorted(store.parts.glob("*.deals.parquet"))
-    # a duplicate: the same records under another part name
-    dup = store.parts / "m000-h0-999999999999.deals.parquet"
-    dup.write_bytes(parts[0].read_bytes())
+    # a duplicate: the same sealed part under another part name
+    dup = "m000-h0-999999999999"
+    for kind in ("deals.parquet", "matches.parquet", "sum"):
+        (store.parts / f"{dup}.{kind}").write_bytes((store.parts / f"{parts[0].name[:-14]}.{kind}").read_bytes())
     with pytest.raises(StoreError, match=r"half 0: deal_ids 20 duplicated"):
         store.finalize(manifest, 1.0, expected=specs)
     assert not (store.dir / "deals.parquet").exists()
-    dup.unlink()
+    for f in store.parts.glob(f"{dup}.*"):
+        f.unlink()
     # a gap
-    parts[1].unlink()
+    for f in store.parts.glob(f"{parts[1].name[:-14]}.*"):
+        f.unlink()
     with pytest.raises(StoreError, match=r"half 0: deal_ids 20 missing \(e\.g\. 20, 21, 22\)"):
         store.finalize(manifest, 1.0, expected=specs)
     # ids outside the plan

@@ -194,7 +194,8 @@ def check_policies(exp: Experiment):
         try:
             S.load_module(m)
         except Exception as e:  # noqa: BLE001 - report any import failure with its file
-            raise ExperimentError(f"{exp.source}: strategy_modules: cannot load {m!r}: {e}") from None
+            raise ExperimentError(
+                f"{exp.source}: strategy_modules: cannot load {m!r}: {type(e).__name__}: {e}") from None
     for m in exp.matchups:
         for side in ("a", "b"):
             try:

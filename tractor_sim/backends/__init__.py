@@ -39,7 +39,7 @@ from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, CancelledError, 
 from dataclasses import dataclass, replace
 
 from tractor_sim import sandbox
-from tractor_sim.engine import SimulationError, plan_chunks, run_chunk
+from tractor_sim.engine import SimulationError, plan_chunks
 
 DEFAULT_ATTEMPTS = 3  # tries per chunk (the first run and two retries)
 POOL_MIN_DEALS = 50_000  # auto: smaller runs stay in-process (see docs/cluster.md, "Choosing --workers")
@@ -77,14 +77,15 @@ def warm_up(spec=None) -> float:
     t0 = time.perf_counter()
     spec = plan_chunks([("basic", "basic")], n=1, duplicate=False)[0] if spec is None else spec
     with contextlib.suppress(SimulationError):
-        run_chunk(replace(spec, count=1))
+        sandbox.run_checked(replace(spec, count=1))
     return time.perf_counter() - t0
 
 
 def _warm_worker(spec, driver: int) -> None:  # ProcessPoolExecutor initializer
     die_with(driver)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it stops the workers itself
-    warm_up(spec)
+    with contextlib.suppress(Exception):  # whatever fails here fails again in the first chunk, reported there
+        warm_up(spec)
 
 
 def die_with(driver: int) -> None:

@@ -147,7 +147,7 @@ def _connect(Client, scheduler: str, wait: float):
         raise BackendError(f"the service at {scheduler} did not answer as a Dask scheduler within {wait:g} s; {hint}")
     if "error" in box:
         e = box["error"]
-        raise BackendError(f"cannot connect to a Dask scheduler at {scheduler} within {wait:g} s "
+        raise BackendError(f"cannot reach the Dask scheduler at {scheduler} within {wait:g} s "
                            f"({type(e).__name__}: {e}); {hint}")
     return box["client"]
 
