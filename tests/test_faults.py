@@ -324,7 +324,17 @@ def test_ctrl_c_stops_a_pool_stuck_in_a_plugin(tmp_path):
         assert not w.is_running() or w.status() == psutil.STATUS_ZOMBIE
 
 
-def test_ctrl_c_in_process_stops_between_chunks(tmp_path):
+def test_ctrl_c_in_process_stops_a_plugin_in_an_endless_loop(tmp_path):
+    (tmp_path / "plug.py").write_text(plugin_sources.endless("forever3", "looper3"))
+    proc = _cli(["replay", "--seed", "1", "--deal", "0", "--a", "looper3", "--module", tmp_path / "plug.py"])
+    time.sleep(15)  # loading, compiling the plug-in, then stuck in its loop
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    code, text = _done(proc, timeout=30)
+    _clean(code, text, 130, "interrupted")
+
+
+def test_ctrl_c_in_process_stops_a_run(tmp_path):
     exp = tmp_path / "long.toml"
     exp.write_text(TINY.replace("count = 60", "count = 200000").replace("chunk_size = 20", "chunk_size = 2000"))
     out = tmp_path / "run"

@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from tractor_sim.rules import CHOICES, DESCRIPTIONS, PRESETS, Rules
+from tractor_sim.sandbox import interruptible
 
 
 class Failure(Exception):
@@ -346,8 +347,9 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     if not isinstance(rules, dict):
         _fail("--rules: expected a JSON object of rule options, e.g. '{\"preset\": \"standard\"}'")
     policies = tuple(_policy_option(p, o) for p, o in ((policy_a, "--a"), (policy_b, "--b")))
-    data = R.replay(seed=seed, deal_id=deal_id, policies=policies, mode=mode, levels=lv,
-                    declaring_team=declaring_team, rules=rules, modules=modules)
+    with interruptible():
+        data = R.replay(seed=seed, deal_id=deal_id, policies=policies, mode=mode, levels=lv,
+                        declaring_team=declaring_team, rules=rules, modules=modules)
     click.echo(json.dumps(data, indent=2) if fmt == "json" else R.as_text(data))
 
 
@@ -393,8 +395,9 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
         if not low < high:
             _fail("--sprt: LOW must be below HIGH")
         bounds = (low, high)
-    result = CMP.compare(policy_a, policy_b, decision=decision, max_deals=deals, sprt=bounds, seed=seed,
-                         chunk_size=chunk_size, modules=modules)
+    with interruptible():
+        result = CMP.compare(policy_a, policy_b, decision=decision, max_deals=deals, sprt=bounds, seed=seed,
+                             chunk_size=chunk_size, modules=modules)
     click.echo(CMP.as_text(result))
 
 

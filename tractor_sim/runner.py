@@ -22,10 +22,12 @@ def iter_results(specs, executor=None, timeout: float | None = None) -> Iterator
     """Run chunks in order (in this process), or through a backend or any concurrent.futures
     executor, yielding results as chunks finish (failed chunks retried: backends.run_chunks).
     ``timeout``: seconds without a finished chunk before giving up (not in this process:
-    compiled code cannot be stopped from inside)."""
+    compiled code cannot be stopped from inside; Ctrl-C can, ``sandbox.interruptible``)."""
     if executor is None:
         for spec in specs:
-            yield sandbox.run_checked(spec)
+            with sandbox.interruptible():  # Ctrl-C inside the kernel call ends the process at once
+                result = sandbox.run_checked(spec)
+            yield result
         return
     yield from run_chunks(specs, executor, timeout=timeout)
 

@@ -57,3 +57,70 @@ def timeout_message(specs, seconds: float) -> str:
     return (f"no chunk finished within {seconds:g} s ({ids}): {names} may loop forever; the workers were "
             "stopped. Finished chunks are kept; raise --chunk-timeout or lower chunk_size if the chunks are "
             "just slow")
+
+
+# --------------------------------------------------------------------------- Ctrl-C inside compiled code
+
+_INTERRUPTED = b"\nerror: interrupted (finished chunks are kept: run the same command again to resume)\n"
+_handler = None
+
+
+def _hard_handler():
+    """A C-level SIGINT handler (a Numba cfunc) that writes a line and exits 130, needing no GIL.
+
+    Python runs its own SIGINT handler only between bytecodes, so Ctrl-C
+    cannot stop a kernel call (a long chunk, a plug-in's endless loop) in
+    this process.  While one runs, this handler takes over: the run
+    directory stays consistent (parts are renamed into place whole; the
+    lock dies with the process), only the chunk in flight is lost.
+    """
+    global _handler
+    if _handler is None:
+        import ctypes
+
+        import numba
+        import numpy as np
+
+        libc = ctypes.CDLL(None)
+        write = libc.write
+        write.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t]  # the buffer as an address
+        write.restype = ctypes.c_ssize_t
+        exit_now = libc._exit
+        exit_now.argtypes = [ctypes.c_int]
+        exit_now.restype = None
+        buf = np.frombuffer(_INTERRUPTED, dtype=np.uint8)
+        addr, size = buf.ctypes.data, buf.size
+
+        @numba.cfunc(numba.types.void(numba.types.int32))
+        def on_sigint(signum):
+            write(2, addr, size)
+            exit_now(130)
+
+        _handler = (on_sigint, buf, libc)  # keep the code and the text alive
+    return _handler
+
+
+class interruptible:
+    """``with interruptible():`` Ctrl-C ends the process at once, even inside compiled code (see above).
+
+    Outside the block Python's own handler (KeyboardInterrupt) is back.
+    """
+
+    def __enter__(self):
+        import ctypes
+        import signal as sig
+
+        if sig.getsignal(sig.SIGINT) is not sig.default_int_handler:
+            self.old = None  # not the main thread, or someone else's handler: leave it alone
+            return self
+        on_sigint, _, libc = _hard_handler()
+        libc.signal.restype = ctypes.c_void_p
+        libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        self.libc = libc
+        self.old = libc.signal(int(sig.SIGINT), on_sigint.address)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            self.libc.signal(2, self.old)  # Python's own C-level trampoline again
+        return False
