@@ -47,6 +47,8 @@ BUILTIN_PACKAGE = "tractor_sim.strategies"  # the built-in strategies live insid
 def is_builtin(module: str) -> bool:
     """Whether a strategy's module is one of the built-ins (compiled lean, never sandboxed)."""
     return module == BUILTIN_PACKAGE or module.startswith(BUILTIN_PACKAGE + ".")
+
+
 DEFAULT_BID = "strength"  # the bid strategy of a policy that names none
 
 
@@ -85,8 +87,8 @@ def _lean(dispatcher):
     """
     if dispatcher not in _LEAN:
         try:
-            checked = bool(getattr(dispatcher, "targetoptions", {}).get("boundscheck"))
-            lean = numba.njit(cache=True, _nrt=False, boundscheck=checked)(_renamed(dispatcher.py_func, "_lean"))
+            checked = {"boundscheck": True} if dispatcher.targetoptions.get("boundscheck") else {}
+            lean = numba.njit(cache=True, _nrt=False, **checked)(_renamed(dispatcher.py_func, "_lean"))
             lean.compile(STRATEGY_SIG)
         except Exception:  # it needs reference counting (or this numba lacks the option): the ordinary compile
             lean = None
@@ -276,9 +278,10 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
     an index past the view, ``params``, ``scratch`` or ``out`` stops the run
     with an error naming the strategy instead of writing into another seat's
     game; by default on for a user's strategies (measured cost:
-    benchmarks/bench_protection.py), off for the built-ins.  A second registration of a name for the same decision is an
-    error, unless it comes from the same module and function (a module
-    loaded again), which replaces the first.
+    benchmarks/bench_protection.py), off for the built-ins.  A second
+    registration of a name for the same decision is an error, unless it
+    comes from the same module and function (a module loaded again), which
+    replaces the first.
     """
     _check_decision(decision)
     if not isinstance(name, str) or not name:
