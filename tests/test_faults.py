@@ -372,6 +372,27 @@ def test_an_illegal_plugin_gives_a_replay_hint_that_reproduces_it(tmp_path):
     _clean(code, again, 1, "follow strategy 'cheat'", "an illegal follow")
 
 
+def test_compare_with_an_illegal_plugin_is_a_message(tmp_path):
+    (tmp_path / "plug.py").write_text(plugin_sources.illegal_follow("cheat2", "cheater2"))
+    r = _run(["compare", "cheater2", "basic", "--deals", "20", "--module", str(tmp_path / "plug.py")])
+    _clean(r.exit_code, r.output, 1, "follow strategy 'cheat2'", "an illegal follow", "replay with:")
+
+
+def test_a_strategy_defined_without_a_file_is_fingerprinted_by_its_code():
+    from types import SimpleNamespace
+
+    from tractor_sim.fingerprint import _source
+
+    def f(view, params, rng, scratch, out):
+        return 0
+
+    def g(view, params, rng, scratch, out):
+        return 1
+
+    a, b = (_source(SimpleNamespace(module="__no_such_module__", dispatcher=x)) for x in (f, g))
+    assert a["file"] == "<__no_such_module__>" and a["sha256"] != b["sha256"]
+
+
 @pytest.mark.parametrize("body, named", [
     ("import sys\nsys.exit(3)\n", "called sys.exit(3)"),
     ("raise RuntimeError('boom at import')\n", "boom at import"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import sys
 from pathlib import Path
 
@@ -42,10 +43,7 @@ def of_run(exp) -> dict:
             pol = S.resolve_policy(m[side])
             sides[side] = {"strategies": dict(zip(DECISIONS, pol.strategies)), "params": pol.param_dict()}
             for d, name in zip(DECISIONS, pol.strategies):
-                info = S.get_strategy(d, name)
-                path = Path(sys.modules[info.module].__file__).resolve()
-                shown = path.relative_to(PACKAGE.parent).as_posix() if path.is_relative_to(PACKAGE) else str(path)
-                sources[f"{d} {name}"] = {"file": shown, "sha256": file_hash(path)}
+                sources[f"{d} {name}"] = _source(S.get_strategy(d, name))
         matchups[m["name"]] = sides
     code = {p.relative_to(PACKAGE).as_posix(): file_hash(p)
             for pattern in ENGINE_CODE for p in sorted(PACKAGE.glob(pattern))}
@@ -58,6 +56,18 @@ def of_run(exp) -> dict:
         "strategy_sources": sources,
         "engine_code": code,
     }
+
+
+def _source(info) -> dict:
+    """Where a strategy's code is, and its content hash: its module's file, or (defined in a notebook,
+    no file) its compiled Python code."""
+    file = getattr(sys.modules.get(info.module), "__file__", None)
+    if file is None:
+        fn = getattr(info.dispatcher, "py_func", info.dispatcher)
+        return {"file": f"<{info.module}>", "sha256": hashlib.sha256(marshal.dumps(fn.__code__)).hexdigest()}
+    path = Path(file).resolve()
+    shown = path.relative_to(PACKAGE.parent).as_posix() if path.is_relative_to(PACKAGE) else str(path)
+    return {"file": shown, "sha256": file_hash(path)}
 
 
 def digest(fp: dict) -> str:
