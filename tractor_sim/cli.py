@@ -19,7 +19,6 @@ from pathlib import Path
 import click
 
 from tractor_sim.rules import CHOICES, DESCRIPTIONS, PRESETS, Rules
-from tractor_sim.sandbox import interruptible
 
 
 class Failure(Exception):
@@ -332,6 +331,7 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     """
     from tractor_sim import replay as R
     from tractor_sim.cards import CardError, parse_rank
+    from tractor_sim.sandbox import interruptible
 
     _load_strategies(modules)
     try:
@@ -384,6 +384,7 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
       tractor-sim compare lowest void --decision discard --sprt 0,0.05
     """
     from tractor_sim import compare as CMP
+    from tractor_sim.sandbox import interruptible
 
     _load_strategies(modules)
     bounds = None
