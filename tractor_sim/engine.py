@@ -140,11 +140,6 @@ def check_plan(halves: int, n: int, chunk_size: int, mode: str) -> None:
     The numbers are arithmetic on the counts: planning ``count = 10**17``
     must not build the list first.
     """
-    if n > MAX_COUNT:
-        raise ValueError(f"count: {n:,} is more than this simulator numbers ({MAX_COUNT:,} per matchup and half)")
-    if chunk_size > MAX_CHUNK[mode]:
-        raise ValueError(f"chunk_size: {chunk_size:,} {'deals' if mode == 'fixed' else 'matches'} per kernel call "
-                         f"would need too much memory; at most {MAX_CHUNK[mode]:,}")
     chunks = halves * -(-n // chunk_size)
     if chunks > MAX_CHUNKS:
         least = -(-halves * n // MAX_CHUNKS)
@@ -152,6 +147,11 @@ def check_plan(halves: int, n: int, chunk_size: int, mode: str) -> None:
                 else f"lower count (at most {MAX_CHUNKS * MAX_CHUNK[mode] // halves:,} here)")
         raise ValueError(f"count {n:,} with chunk_size {chunk_size:,} makes {chunks:,} chunks "
                          f"(at most {MAX_CHUNKS:,}): {hint}")
+    if chunk_size > MAX_CHUNK[mode]:
+        raise ValueError(f"chunk_size: {chunk_size:,} {'deals' if mode == 'fixed' else 'matches'} per kernel call "
+                         f"would need too much memory; at most {MAX_CHUNK[mode]:,}")
+    if n > MAX_COUNT:
+        raise ValueError(f"count: {n:,} is more than this simulator numbers ({MAX_COUNT:,} per matchup and half)")
 
 
 def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
@@ -244,10 +244,11 @@ def _describe_error(spec: ChunkSpec, pols, err) -> str:
     hand = [card_str(c) for c in range(54) for _ in range(int(err[D.ERR_HEADER + c]))]
     answer = [card_str(c) for c in range(54) for _ in range(max(0, int(err[D.ERR_HEADER + 54 + c])))]
     where = f"match {ident}, deal {d}" if spec.mode == "match" else f"deal {ident}"
+    deal_id = ident if spec.mode == "fixed" else ident * M.MAX_DEALS_PER_MATCH + d
     return (f"{DECISIONS[decision]} strategy {strategy!r} of policy {pol.name!r} (seat {seat}) made {what} "
             f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
             f"hand: {' '.join(hand)}; answer: {' '.join(answer) or '(nothing)'}; "
-            f"replay with: {replay_command(spec, ident if spec.mode == 'fixed' else ident * M.MAX_DEALS_PER_MATCH + d)}")
+            f"replay with: {replay_command(spec, deal_id)}")
 
 
 def replay_command(spec: ChunkSpec, deal_id: int) -> str:

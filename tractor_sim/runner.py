@@ -90,10 +90,13 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         raise ValueError("a scheduler goes with backend 'dask' (--backend dask)")
     X.check_policies(exp)
     out_dir = Path(out) if out is not None else Path("runs") / exp.name
-    specs = plan_chunks(
-        [{"name": m["name"], "a": m["a"], "b": m["b"]} for m in exp.matchups], mode=exp.mode, n=exp.count,
-        seed=exp.seed, rules=exp.rules, duplicate=exp.duplicate, chunk_size=exp.chunk_size, levels=exp.levels,
-        declaring_team=exp.declaring_team, modules=exp.strategy_modules)
+    try:  # before anything is made: a plan too large is refused here
+        specs = plan_chunks(
+            [{"name": m["name"], "a": m["a"], "b": m["b"]} for m in exp.matchups], mode=exp.mode, n=exp.count,
+            seed=exp.seed, rules=exp.rules, duplicate=exp.duplicate, chunk_size=exp.chunk_size, levels=exp.levels,
+            declaring_team=exp.declaring_team, modules=exp.strategy_modules)
+    except ValueError as e:
+        raise X.ExperimentError(f"{exp.source}: {e}") from None
     index = {m["name"]: i for i, m in enumerate(exp.matchups)}
     seen, plugins = set(), []
     for s in specs:
