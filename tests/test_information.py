@@ -125,3 +125,69 @@ def test_discard_view_is_the_starters_33_cards(probed):
         assert (view[V.V_HAND] == expected).all()
         assert view[V.V_HAND].sum() == 33
         assert view[V.V_BURIED].sum() == 0
+
+
+# ---- the random streams reveal nothing of the shuffle ---------------------------------------------
+_MASK = (1 << 64) - 1
+_GOLDEN, _M1, _M2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+
+
+def _mix(z):
+    z = ((z ^ (z >> 30)) * _M1) & _MASK
+    z = ((z ^ (z >> 27)) * _M2) & _MASK
+    return z ^ (z >> 31)
+
+
+def _unmix(z):
+    """The inverse of the SplitMix64 finalizer (each step is a bijection of 64-bit words)."""
+    z ^= (z >> 31) ^ (z >> 62)
+    z = (z * pow(_M2, -1, 1 << 64)) & _MASK
+    z ^= (z >> 27) ^ (z >> 54)
+    z = (z * pow(_M1, -1, 1 << 64)) & _MASK
+    return z ^ (z >> 30) ^ (z >> 60)
+
+
+def _splitmix_stream_key(seed, a, b, c):
+    """The derivation used before SipHash: the finalizer chained over the key's parts."""
+    k = _mix((seed + _GOLDEN) & _MASK)
+    k = _mix(k ^ ((a * _GOLDEN + 1) & _MASK))
+    k = _mix(k ^ ((b * _M1 + 2) & _MASK))
+    return _mix(k ^ ((c * _M2 + 3) & _MASK))
+
+
+def _attack(seat_state, seat):
+    """What a strategy holding its stream's first state would compute for the shuffle's state, if the
+    derivation were the chained finalizer: undo the last step, redo it with the shuffle's purpose."""
+    from tractor_sim.kernels.deal import P_SEAT, P_SHUFFLE
+
+    inner = _unmix(seat_state) ^ (((P_SEAT + seat) * _M2 + 3) & _MASK)
+    return _mix(inner ^ ((P_SHUFFLE * _M2 + 3) & _MASK))
+
+
+def test_a_seat_stream_does_not_lead_back_to_the_shuffle():
+    """The attack recovers the shuffle from every seat on the old derivation (so it is a real attack)
+    and from no seat on the current one."""
+    import numpy as np
+    from tractor_sim.kernels.deal import P_SEAT, P_SHUFFLE
+    from tractor_sim.kernels.rng import stream_key
+
+    seed = 12345
+    for deal in range(200):
+        for seat in range(4):
+            old_seat = _splitmix_stream_key(seed, deal, 0, P_SEAT + seat)
+            assert _attack(old_seat, seat) == _splitmix_stream_key(seed, deal, 0, P_SHUFFLE)
+            new_seat = int(stream_key(np.uint64(seed), np.int64(deal), np.int64(0), np.int64(P_SEAT + seat)))
+            shuffle_state = int(stream_key(np.uint64(seed), np.int64(deal), np.int64(0), np.int64(P_SHUFFLE)))
+            assert _attack(new_seat, seat) != shuffle_state
+
+
+def test_stream_keys_are_siphash_2_4():
+    """The published SipHash-2-4 vectors (key 00..0f; messages of 0 and 8 bytes 00..07)."""
+    import numpy as np
+    from tractor_sim.kernels.rng import siphash24
+
+    k0 = int.from_bytes(bytes(range(8)), "little")
+    k1 = int.from_bytes(bytes(range(8, 16)), "little")
+    assert int(siphash24(np.uint64(k0), np.uint64(k1), np.zeros(0, np.int64))) == 0x726FDB47DD0E0E31
+    words = np.array([int.from_bytes(bytes(range(8)), "little")], dtype=np.int64)
+    assert int(siphash24(np.uint64(k0), np.uint64(k1), words)) == 0x93F5F5799A932462

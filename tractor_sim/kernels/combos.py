@@ -438,6 +438,19 @@ def tractor_cover(counts, tt, s, ks, nk, place):
     return best
 
 
+@njit(cache=True, inline='always')
+def card_key(c, lead_suit, tt):
+    """The key of a single card, or of a unit whose top card is c, on a lead in ``lead_suit``: its
+    position in the led suit, WIN_TRUMP above that for a trump on a plain lead, -1 for another suit.
+    The one place that says how plays compare; play_key and the deal kernel use it."""
+    e = tt[TT_EFF, c]
+    if e == lead_suit:
+        return tt[TT_POS, c]
+    if e == TRUMP:
+        return WIN_TRUMP + tt[TT_POS, c]
+    return -1
+
+
 @njit(cache=True)
 def play_key(play, lead_suit, lead_kind, lead_units, lead_nu, tt, units, ucards):
     """How strongly a play competes for the trick; -1 when it cannot win.
@@ -453,12 +466,8 @@ def play_key(play, lead_suit, lead_kind, lead_units, lead_nu, tt, units, ucards)
             if play[c] != 0:
                 if play[c] != want or key >= 0:
                     return -1
-                e = tt[TT_EFF, c]
-                if e == lead_suit:
-                    key = tt[TT_POS, c]
-                elif e == TRUMP:
-                    key = WIN_TRUMP + tt[TT_POS, c]
-                else:
+                key = card_key(c, lead_suit, tt)
+                if key < 0:
                     return -1
         return key
     s = combo_suit(play, tt)
