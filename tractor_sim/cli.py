@@ -125,19 +125,7 @@ def judge(file, explain):
         _fail(f"{name}: input is not valid JSON: {e}")
     except RecursionError:
         _fail(f"{name}: the JSON is nested too deeply")
-    if not isinstance(data, dict):
-        _fail("input: expected a JSON object")
-    known = {"trump", "rules", "leader", "declarers", "hands", "plays"}
-    for key in data:
-        if key not in known:
-            _fail(f"unknown field {key!r}; expected some of {', '.join(sorted(known))}")
-    for key in ("trump", "plays"):
-        if key not in data:
-            _fail(f"missing field {key!r}")
-    if not isinstance(data.get("rules", {}), (dict, type(None))):
-        _fail("rules: expected an object of rule options, e.g. {\"preset\": \"standard\"}")
-    out = referee.trick(data["plays"], data["trump"], hands=data.get("hands"), leader=data.get("leader", 0),
-                        declarers=data.get("declarers", [0, 2]), rules=data.get("rules"), explain=explain)
+    out = referee.trick(**referee.check_json(data), explain=explain)
     click.echo(json.dumps(out, indent=2))
 
 

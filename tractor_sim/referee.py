@@ -63,14 +63,46 @@ def _cards(value, field: str) -> list[int]:
 
 
 def _json_name(value) -> str:
-    return "null" if value is None else f"{type(value).__name__} {value!r}"
+    return "null" if value is None else repr(value)
 
 
 def _seat(value, field: str) -> int:
     """A seat 0..3 given as a whole number (not true/false, not 1.0)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-        raise RefereeError(f"{field}: expected a seat 0..3 (a whole number), got {_json_name(value)}")
+        raise RefereeError(f"{field}: expected a seat 0..3, got {_json_name(value)}")
     return value
+
+
+JSON_FIELDS = {"trump", "rules", "leader", "declarers", "hands", "plays"}
+
+
+def check_json(data) -> dict:
+    """A trick given as JSON (``tractor-sim judge``), checked as a whole before it is judged.
+
+    Beyond ``trick``'s own checks: only known fields, ``trump`` and
+    ``plays`` present, ``rules`` an object, and no card played more often
+    than the two decks hold it, with or without hands.  Returns ``trick``'s
+    keyword arguments.
+    """
+    if not isinstance(data, dict):
+        raise RefereeError("input: expected a JSON object")
+    for key in data:
+        if key not in JSON_FIELDS:
+            raise RefereeError(f"unknown field {key!r}; expected some of {', '.join(sorted(JSON_FIELDS))}")
+    for key in ("trump", "plays"):
+        if key not in data:
+            raise RefereeError(f"missing field {key!r}")
+    if not isinstance(data.get("rules", {}), (dict, type(None))):
+        raise RefereeError('rules: expected an object of rule options, e.g. {"preset": "standard"}')
+    plays = data["plays"]
+    if isinstance(plays, list):
+        total = sum(_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]") for i, p in enumerate(plays))
+        if isinstance(total, np.ndarray) and (total > 2).any():
+            bad = int(np.argmax(total > 2))
+            raise RefereeError(f"plays: card {card_str(bad)} is played {int(total[bad])} times in one trick; "
+                               "the two decks hold it twice")
+    return {"plays": plays, "trump": data["trump"], "hands": data.get("hands"), "leader": data.get("leader", 0),
+            "declarers": data.get("declarers", [0, 2]), "rules": data.get("rules")}
 
 
 def _counts(cards: list[int], field: str) -> np.ndarray:
@@ -193,10 +225,6 @@ def trick(plays, trump, hands=None, leader=0, declarers=(0, 2), rules=None, expl
     declaring_team = decl[0]
     seats = [(leader + i) % 4 for i in range(len(plays))]
     play_counts = [_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]") for i, p in enumerate(plays)]
-    if (sum(play_counts) > 2).any():  # with or without hands: two decks hold each card twice
-        bad = card_str(int(np.argmax(sum(play_counts) > 2)))
-        raise RefereeError(f"plays: card {bad} is played {int(sum(play_counts)[np.argmax(sum(play_counts) > 2)])} "
-                           "times in one trick; the two decks hold it twice")
     hand_counts = None
     if hands is not None:
         if not isinstance(hands, (list, tuple)) or len(hands) != 4:

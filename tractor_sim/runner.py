@@ -98,11 +98,9 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     except ValueError as e:
         raise X.ExperimentError(f"{exp.source}: {e}") from None
     index = {m["name"]: i for i, m in enumerate(exp.matchups)}
-    seen, plugins = set(), []
-    for s in specs:
-        if s.policies not in seen:
-            seen.add(s.policies)
-            plugins += [p for p in sandbox.plugins(s) if p not in plugins]
+    plugins = []
+    for s in {(s.matchup, s.half): s for s in specs}.values():  # policies may be tables: not hashable
+        plugins += [p for p in sandbox.plugins(s) if p not in plugins]
     isolate = bool(plugins) or chunk_timeout is not None
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
     expd = exp.to_dict()
