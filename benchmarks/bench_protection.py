@@ -37,15 +37,22 @@ def _rate(fn, specs) -> float:
 
 
 def _ab(name_a, specs_a, fn_a, name_b, specs_b, fn_b, repeats):
+    """A and B alternately (which goes first alternates too); medians, and the median of the
+    per-round ratios, which a shared machine's changing load moves least."""
     fn_a(specs_a[0]), fn_b(specs_b[0])  # compile / load
     a, b = [], []
-    for _ in range(repeats):
-        a.append(_rate(fn_a, specs_a))
-        b.append(_rate(fn_b, specs_b))
+    for i in range(repeats):
+        if i % 2:
+            b.append(_rate(fn_b, specs_b))
+            a.append(_rate(fn_a, specs_a))
+        else:
+            a.append(_rate(fn_a, specs_a))
+            b.append(_rate(fn_b, specs_b))
     ma, mb = statistics.median(a), statistics.median(b)
     print(f"  {name_a:44s} {ma:10,.0f} deals/s   (runs: {', '.join(f'{x:,.0f}' for x in a)})")
     print(f"  {name_b:44s} {mb:10,.0f} deals/s   (runs: {', '.join(f'{x:,.0f}' for x in b)})")
-    print(f"  ratio {mb / ma:.3f}")
+    ratios = [y / x for x, y in zip(a, b)]
+    print(f"  B/A: ratio of medians {mb / ma:.3f}, median of per-round ratios {statistics.median(ratios):.3f}")
 
 
 def _protected(spec):
