@@ -109,17 +109,23 @@ def test_kill_9_at_random_points_then_resume_is_identical(tmp_path):
 
 def test_two_runs_at_once_into_one_directory_one_is_refused(tmp_path, tiny):
     exp = tmp_path / "long.toml"
-    exp.write_text(TINY.replace("count = 60", "count = 3000").replace("chunk_size = 20", "chunk_size = 100"))
+    exp.write_text(TINY.replace("count = 60", "count = 1000000").replace("chunk_size = 20", "chunk_size = 20000"))
     out = tmp_path / "run"
-    first = _cli(["run", exp, "--out", out, "--quiet", "--seed", "1"])
-    while not (out / "parts").exists() or not list((out / "parts").glob("*.sum")):
-        assert first.poll() is None, first.communicate()
-        time.sleep(0.05)
-    code, text = _done(_cli(["run", exp, "--out", out, "--quiet", "--seed", "2"]))
-    _clean(code, text, 1, "in use by another run", f"pid {first.pid}", "--seed 1")
-    assert _done(first)[0] == 0
-    deals = pd.read_parquet(out / "deals.parquet")
-    assert set(deals["seed"]) == {1} and len(deals) == 6000
+    first = _cli(["run", exp, "--out", out, "--quiet", "--seed", "1", "--workers", "1"])
+    try:
+        while not (out / "parts").exists() or not list((out / "parts").glob("*.sum")):
+            assert first.poll() is None, first.communicate()
+            time.sleep(0.05)
+        for seed in ("2", "1"):  # another seed, and the same one: both wait for the holder to finish
+            code, text = _done(_cli(["run", exp, "--out", out, "--quiet", "--seed", seed, "--workers", "1"]))
+            assert first.poll() is None, "the first run ended before the test was over: make it longer"
+            _clean(code, text, 1, "in use by another run", f"pid {first.pid}", "--seed 1")
+    finally:
+        first.send_signal(signal.SIGINT)
+    assert _done(first)[0] == 130
+    parts = sorted((out / "parts").glob("*.deals.parquet"))
+    assert parts and all(set(pd.read_parquet(p)["seed"]) == {1} for p in parts)
+    assert len({json.loads(p.read_text())["fingerprint"] for p in (out / "parts").glob("*.sum")}) == 1
 
 
 def test_a_resume_with_any_difference_is_refused_naming_it(tmp_path, tiny):
