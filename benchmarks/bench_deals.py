@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 COLD = """
 import time, sys
 t = time.perf_counter()
-from tractor_sim.engine import simulate
+from tractor_sim.runner import simulate
 simulate([("basic", "basic")], n=1, duplicate=False)
 print(time.perf_counter() - t)
 """
@@ -89,7 +89,8 @@ def peak_memory(n_deals: int, chunk: int) -> dict:
     """Peak RSS of a run of n_deals through the engine, results streamed per chunk."""
     code = f"""
 import resource, time
-from tractor_sim.engine import plan_chunks, iter_results
+from tractor_sim.engine import plan_chunks
+from tractor_sim.runner import iter_results
 specs = plan_chunks([("basic", "basic")], n={n_deals}, seed=3, duplicate=False, chunk_size={chunk})
 t = time.perf_counter(); total = 0
 for r in iter_results(specs):

@@ -5,7 +5,7 @@ Run: /usr/bin/time -v python benchmarks/bench_memory.py 5000000 /tmp/bigrun
 Measured: 10,000,000 deals in 132 s with a pool of 2, peak RSS 1.03 GB (README, Performance).
 """
 import sys, time
-from tractor_sim import engine
+from tractor_sim import engine, runner
 from tractor_sim.backends import make_executor
 from tractor_sim.store import RunStore
 
@@ -17,7 +17,7 @@ def main():
     index = {specs[0].matchup: 0}
     t = time.time()
     with make_executor("local", None, None, specs=specs) as ex:
-        for r in engine.iter_results(specs, ex):
+        for r in runner.iter_results(specs, ex):
             store.write(r, index)
     print("deals", store.finalize(manifest, time.time() - t, expected=specs), "in", round(time.time() - t), "s")
 

@@ -55,7 +55,7 @@ def _specs(n, chunk):
 
 
 def _drain(specs, executor) -> tuple[float, int]:
-    from tractor_sim.engine import iter_results
+    from tractor_sim.runner import iter_results
 
     t = time.perf_counter()
     n = sum(len(r.deals) for r in iter_results(specs, executor))

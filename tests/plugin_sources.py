@@ -26,3 +26,41 @@ def {name}(view, params, rng, scratch, out):
 
 policy("{policy}", declare="eager", discard="lowest", lead="random", follow="{name}")
 '''
+
+
+def out_of_bounds(name: str, policy: str, row_offset: int = 0) -> str:
+    """A module with follow strategy ``name`` that plays like ``smart`` but first writes one row past its
+    view (the write that changed 48 of 4,000 deals before plug-ins were bounds-checked)."""
+    return f'''
+from tractor_sim.strategy import strategy, policy, get_strategy
+from tractor_sim.kernels.view import V_ROWS
+
+_smart = get_strategy("follow", "smart").dispatcher
+
+
+@strategy("follow", "{name}", description="scribbles past its view")
+def {name}(view, params, rng, scratch, out):
+    view[V_ROWS + {row_offset}, 0] = 7
+    return _smart(view, params, rng, scratch, out)
+
+
+policy("{policy}", declare="threshold", discard="lowest", lead="top_cards", follow="{name}")
+'''
+
+
+def endless(name: str, policy: str) -> str:
+    """A module with follow strategy ``name`` that never returns."""
+    return f'''
+from tractor_sim.strategy import strategy, policy
+from tractor_sim.kernels.view import V_HAND
+
+
+@strategy("follow", "{name}", description="loops forever")
+def {name}(view, params, rng, scratch, out):
+    while view[V_HAND, 0] >= 0:
+        scratch[0] += 1
+    return 0
+
+
+policy("{policy}", declare="threshold", discard="lowest", lead="top_cards", follow="{name}")
+'''

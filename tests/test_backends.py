@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from tractor_sim import engine
+from tractor_sim import engine, runner
 from tractor_sim import backends as B
 from tractor_sim.cli import main
 from tractor_sim.store import RunStore, StoreError
@@ -69,7 +69,7 @@ def specs():
 
 @pytest.fixture(scope="module")
 def reference(specs):
-    return _frames(engine.iter_results(specs))  # in this process, in order
+    return _frames(runner.iter_results(specs))  # in this process, in order
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def dask(specs):
 def long_specs():
     """Six chunks of about 0.1 s each: long enough to kill a worker in the middle of one."""
     specs = _specs(n=6000, chunk=1000, duplicate=False)
-    return specs, _frames(engine.iter_results(specs))
+    return specs, _frames(runner.iter_results(specs))
 
 
 def _assert_same(a, b):
@@ -104,25 +104,25 @@ def _assert_same(a, b):
 
 def test_process_pool_gives_the_local_results(pool, specs, reference):
     assert isinstance(pool, B.ProcessPoolBackend) and pool.workers == 2
-    _assert_same(reference, _frames(engine.iter_results(specs, pool)))
+    _assert_same(reference, _frames(runner.iter_results(specs, pool)))
 
 
 def test_dask_local_cluster_gives_the_local_results(dask, specs, reference):
     assert len(dask.client.nthreads()) == 2 and dask.cluster is not None
     assert len(dask.warm_seconds) == 2  # every worker warmed up before the run
-    _assert_same(reference, _frames(engine.iter_results(specs, dask)))
+    _assert_same(reference, _frames(runner.iter_results(specs, dask)))
 
 
 def test_match_mode_on_dask(dask):
     s = _specs(n=4, chunk=1, mode="match", duplicate=False)
-    _assert_same(_frames(engine.iter_results(s)), _frames(engine.iter_results(s, dask)))
+    _assert_same(_frames(runner.iter_results(s)), _frames(runner.iter_results(s, dask)))
 
 
 def test_a_plain_executor_works_too(specs, reference):
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as ex:
-        _assert_same(reference, _frames(engine.iter_results(specs, ex)))
+        _assert_same(reference, _frames(runner.iter_results(specs, ex)))
 
 
 def test_cli_deals_parquet_is_byte_identical_on_every_backend(dask, tmp_path, monkeypatch):
@@ -151,7 +151,7 @@ def test_pool_worker_killed_mid_run_still_complete_and_identical(pool, long_spec
     specs, reference = long_specs
     before = pool.renewals
     results, killed = [], []
-    for r in engine.iter_results(specs, pool):
+    for r in runner.iter_results(specs, pool):
         results.append(r)
         if not killed:
             pid = pool.worker_pids()[0]
@@ -175,7 +175,7 @@ def test_dask_worker_killed_mid_run_still_complete_and_identical(dask, long_spec
     specs, reference = long_specs
     pids = dask.client.run(os.getpid)  # {worker address: pid}
     results, killed = [], None
-    for r in engine.iter_results(specs, dask):
+    for r in runner.iter_results(specs, dask):
         results.append(r)
         if killed is None:
             busy = [a for a, keys in dask.client.processing().items() if keys]
@@ -215,7 +215,7 @@ def test_a_strategy_error_is_reported_not_retried(which, request, tmp_path, monk
     s = engine.plan_chunks([("reckless", "basic")], n=60, seed=1, chunk_size=60, duplicate=False,
                            modules=[str(mod)])
     with pytest.raises(engine.SimulationError, match="first_cards_anyway.*illegal follow"):
-        list(engine.iter_results(s, be))
+        list(runner.iter_results(s, be))
     assert len(loads.read_text().split()) == 1, "the failing chunk ran more than once"
 
 
@@ -273,7 +273,7 @@ def _store_run(tmp_path, specs):
     store = RunStore(tmp_path / "run", {"name": "t", "seed": 5}, "test")
     manifest = store.open()
     index = {specs[0].matchup: 0}
-    for r in engine.iter_results(specs):
+    for r in runner.iter_results(specs):
         store.write(r, index)
     return store, manifest, index
 
@@ -282,15 +282,18 @@ def test_finalize_checks_every_deal_id_is_there_once(tmp_path):
     specs = _specs(n=60, chunk=20)
     store, manifest, index = _store_run(tmp_path, specs)
     parts = sorted(store.parts.glob("*.deals.parquet"))
-    # a duplicate: the same records under another part name
-    dup = store.parts / "m000-h0-999999999999.deals.parquet"
-    dup.write_bytes(parts[0].read_bytes())
+    # a duplicate: the same sealed part under another part name
+    dup = "m000-h0-999999999999"
+    for kind in ("deals.parquet", "matches.parquet", "sum"):
+        (store.parts / f"{dup}.{kind}").write_bytes((store.parts / f"{parts[0].name[:-14]}.{kind}").read_bytes())
     with pytest.raises(StoreError, match=r"half 0: deal_ids 20 duplicated"):
         store.finalize(manifest, 1.0, expected=specs)
     assert not (store.dir / "deals.parquet").exists()
-    dup.unlink()
+    for f in store.parts.glob(f"{dup}.*"):
+        f.unlink()
     # a gap
-    parts[1].unlink()
+    for f in store.parts.glob(f"{parts[1].name[:-14]}.*"):
+        f.unlink()
     with pytest.raises(StoreError, match=r"half 0: deal_ids 20 missing \(e\.g\. 20, 21, 22\)"):
         store.finalize(manifest, 1.0, expected=specs)
     # ids outside the plan

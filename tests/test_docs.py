@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from tractor_sim import engine, strategy
+from tractor_sim import engine, runner, strategy
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "strategies.md"
 
@@ -20,7 +20,7 @@ def test_worked_example_registers_and_plays(tmp_path):
     strategy.load_module(str(path))
     pol = strategy.resolve_policy("grabber")
     assert pol.strategy_names[3] == "grab_points"
-    deals, _ = engine.simulate([("grabber", "basic")], n=100, seed=2, modules=[str(path)])
+    deals, _ = runner.simulate([("grabber", "basic")], n=100, seed=2, modules=[str(path)])
     assert len(deals) == 200 and set(deals.policy0) == {"grabber", "basic"}
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tractor_sim import engine
+from tractor_sim import engine, runner
 from tractor_sim.kernels.scoring import level_row
 from tractor_sim.replay import replay
 
@@ -17,26 +17,26 @@ except ImportError:  # tests/ on sys.path instead of the project root
 
 @pytest.fixture(scope="module")
 def fixed_run():
-    return engine.simulate([("basic", "random")], n=300, seed=11, chunk_size=300)
+    return runner.simulate([("basic", "random")], n=300, seed=11, chunk_size=300)
 
 
 def test_same_seed_same_records_for_any_chunking(fixed_run):
     deals, _ = fixed_run
     for chunk in (1, 7, 128):
-        other, _ = engine.simulate([("basic", "random")], n=300, seed=11, chunk_size=chunk)
+        other, _ = runner.simulate([("basic", "random")], n=300, seed=11, chunk_size=chunk)
         pd.testing.assert_frame_equal(deals, other)
 
 
 def test_match_mode_chunking_is_invariant():
-    a_deals, a_matches = engine.simulate([("basic", "random")], mode="match", n=6, seed=5, chunk_size=6)
-    b_deals, b_matches = engine.simulate([("basic", "random")], mode="match", n=6, seed=5, chunk_size=1)
+    a_deals, a_matches = runner.simulate([("basic", "random")], mode="match", n=6, seed=5, chunk_size=6)
+    b_deals, b_matches = runner.simulate([("basic", "random")], mode="match", n=6, seed=5, chunk_size=1)
     pd.testing.assert_frame_equal(a_deals, b_deals)
     pd.testing.assert_frame_equal(a_matches, b_matches)
 
 
 def test_other_seed_other_deals(fixed_run):
     deals, _ = fixed_run
-    other, _ = engine.simulate([("basic", "random")], n=300, seed=12, chunk_size=300)
+    other, _ = runner.simulate([("basic", "random")], n=300, seed=12, chunk_size=300)
     assert not deals["opp_points"].equals(other["opp_points"])
 
 
@@ -85,7 +85,7 @@ def test_replay_matches_the_run(fixed_run):
 
 
 def test_match_mode_records():
-    deals, matches = engine.simulate([("basic", "random")], mode="match", n=4, seed=3, duplicate=False)
+    deals, matches = runner.simulate([("basic", "random")], mode="match", n=4, seed=3, duplicate=False)
     assert len(matches) == 4
     for _, m in matches.iterrows():
         d = deals[deals.match_id == m.match_id].sort_values("deal_in_match")
@@ -106,7 +106,7 @@ def test_illegal_strategy_stops_with_a_clear_error(tmp_path):
     mod = tmp_path / "bad_strategies.py"
     mod.write_text(illegal_follow("always_first_card", "bad"))
     with pytest.raises(engine.SimulationError) as e:
-        engine.simulate([("bad", "basic")], n=50, seed=1, modules=[str(mod)])
+        runner.simulate([("bad", "basic")], n=50, seed=1, modules=[str(mod)])
     msg = str(e.value)
     assert "always_first_card" in msg and "policy 'bad'" in msg
     assert "seed 1" in msg and "illegal follow" in msg and "hand:" in msg and "replay" in msg

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from strategies import lead as lead_strategies
+from tractor_sim.strategies import lead as lead_strategies
 from tractor_sim import strategy as S
 from tractor_sim import strategy_lib as sl
 from tractor_sim.cards import parse_card, parse_cards
@@ -128,7 +128,7 @@ def run(decision, name, view, params=None, scratch=None, seed=1):
 def strategies_of(decision):
     """The built-in strategies of a decision (other tests register their own, some illegal on purpose)."""
     return [n for d, n, _, _ in S.list_strategies()
-            if d == decision and S.get_strategy(d, n).module.startswith("strategies.")]
+            if d == decision and S.get_strategy(d, n).module.startswith("tractor_sim.strategies.")]
 
 
 def as_cards(out):
@@ -917,7 +917,7 @@ def test_lean_compiles_for_built_ins_and_on_request():
     that asks but allocates gets the ordinary compile; all play the same cards."""
     for decision in ("declare", "discard", "lead", "follow", "bid"):
         for name, info in S._STRATEGIES[decision].items():
-            if info.module.startswith("strategies."):
+            if info.module.startswith("tractor_sim.strategies."):
                 assert info.lean and S._lean(info.dispatcher) is info.function, (decision, name)
 
     @S.strategy("discard", "heap_for_test")

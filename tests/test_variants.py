@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tractor_sim import engine
+from tractor_sim import engine, runner
 from tractor_sim import referee as R
 from tractor_sim import strategy as S
 from tractor_sim import strategy_lib as sl
@@ -659,11 +659,11 @@ def test_every_strategy_plays_under_the_variants(rules):
     matchups = [{"name": "tv-base", "a": THROWER_SMART, "b": "expert"}]
     for decision, name, _, _ in S.list_strategies():
         info = S.get_strategy(decision, name)
-        if info.module.startswith("strategies."):
+        if info.module.startswith("tractor_sim.strategies."):
             matchups.append({"name": f"{decision}-{name}", "a": {"policy": "basic", decision: name}, "b": "random"})
-    deals, matches = engine.simulate(matchups, n=25, seed=9, rules=rules)
+    deals, matches = runner.simulate(matchups, n=25, seed=9, rules=rules)
     assert len(deals) == 2 * 25 * len(matchups)
-    deals, matches = engine.simulate(matchups[:4], mode="match", n=1, seed=9, rules=rules)
+    deals, matches = runner.simulate(matchups[:4], mode="match", n=1, seed=9, rules=rules)
     assert len(matches) == 2 * 4
 
 
@@ -685,13 +685,13 @@ PINNED = [n for n in DEAL_DTYPE.names if n not in ("dealer", "bid0", "bid1")]  #
 def test_standard_results_are_unchanged():
     """Digests of fixed-seed runs, pinned when the random streams became SipHash-keyed (every result
     changed then; the digests before it were recorded with the code before the variants)."""
-    d, _ = engine.simulate([("basic", "random"), ("expert", "basic")], n=500, seed=1)
+    d, _ = runner.simulate([("basic", "random"), ("expert", "basic")], n=500, seed=1)
     assert _digest(d, PINNED) == "87d0867422ce32d1"
     assert _digest(d, DEAL_DTYPE.names) == "39ee7250488fe5c5"
-    d, m = engine.simulate([("basic", "random"), ("expert", "basic")], mode="match", n=60, seed=7)
+    d, m = runner.simulate([("basic", "random"), ("expert", "basic")], mode="match", n=60, seed=7)
     assert _digest(d, PINNED) == "c5b99ae32f5d8179"
     assert _digest(m, MATCH_DTYPE.names) == "c79e72e713824a04"
-    d, _ = engine.simulate([("expert", "random"), ("random", "random")], n=300, seed=3, levels=(5, 9),
+    d, _ = runner.simulate([("expert", "random"), ("random", "random")], n=300, seed=3, levels=(5, 9),
                            declaring_team=1)
     assert _digest(d, PINNED) == "2854669a7e552fa6"
 
@@ -706,7 +706,7 @@ def test_standard_results_are_unchanged():
 def test_variant_results_are_unchanged(rules, deals, matches):
     """Whole matches under the variants, pinned like the standard ones: a redesign of the kernels must
     keep every record of every rule option."""
-    d, m = engine.simulate([("expert", "random"), ("basic", "expert")], mode="match", n=20, seed=11, rules=rules)
+    d, m = runner.simulate([("expert", "random"), ("basic", "expert")], mode="match", n=20, seed=11, rules=rules)
     assert _digest(d, DEAL_DTYPE.names) == deals
     assert _digest(m, MATCH_DTYPE.names) == matches
 

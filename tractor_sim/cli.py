@@ -1,4 +1,12 @@
-"""The ``tractor-sim`` command line (Click)."""
+"""The ``tractor-sim`` command line (Click).
+
+One error path: the commands raise, ``_Cli.invoke`` turns every expected
+failure into ``error: ...`` on stderr and exit 2 (bad input: a file, field,
+option, strategy or directory to change) or 1 (a failure at run time: a
+strategy that broke a rule, a busy or damaged run directory, a backend, the
+disk), 130 for Ctrl-C; anything else is an internal error, still one line.
+``--debug`` (or TRACTOR_SIM_DEBUG=1) shows the traceback instead.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +18,73 @@ from pathlib import Path
 
 import click
 
-from tractor_sim.rules import CHOICES, DESCRIPTIONS, PRESETS, Rules, RulesError
+from tractor_sim.rules import CHOICES, DESCRIPTIONS, PRESETS, Rules
+
+
+class Failure(Exception):
+    """An expected failure the command found itself: its message and exit code."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
 
 
 def _fail(msg: str, code: int = 2):
-    click.echo(f"error: {msg}", err=True)
-    sys.exit(code)
+    raise Failure(msg, code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def exit_code(e: BaseException) -> int | None:
+    """2 for bad input, 1 for a runtime failure, 130 for Ctrl-C; None: not expected (a bug)."""
+    from tractor_sim.backends import BackendError
+    from tractor_sim.engine import SimulationError
+    from tractor_sim.store import StoreError, StoreRefused
+
+    if isinstance(e, Failure):
+        return e.code
+    if isinstance(e, KeyboardInterrupt):
+        return 130
+    if isinstance(e, StoreRefused):
+        return 2
+    if isinstance(e, (StoreError, SimulationError, BackendError, OSError, MemoryError)):
+        return 1
+    if isinstance(e, (ValueError, RecursionError)):  # every input error class is a ValueError
+        return 2
+    return None
+
+
+def message(e: BaseException) -> str:
+    if isinstance(e, KeyboardInterrupt):
+        return "interrupted (finished chunks are kept: run the same command again to resume)"
+    if isinstance(e, OSError) and e.strerror:
+        where = f"{e.filename}: " if e.filename else ""
+        return f"{where}{e.strerror}"
+    if isinstance(e, MemoryError):
+        return f"out of memory ({e}); lower chunk_size or count" if str(e) else "out of memory; lower chunk_size"
+    if isinstance(e, RecursionError):
+        return "the input is nested too deeply"
+    return str(e) or type(e).__name__
+
+
+class _Cli(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except BaseException as e:  # noqa: BLE001 - the one place errors become messages
+            if ctx.params.get("debug") or isinstance(e, (SystemExit, GeneratorExit)):
+                raise
+            code = exit_code(e)
+            text = message(e) if code is not None else (
+                f"internal error: {type(e).__name__}: {e} (please report it; --debug shows the traceback)")
+            click.echo(f"error: {text}", err=True)
+            ctx.exit(1 if code is None else code)
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tractor-sim")
-def main():
+@click.option("--debug", is_flag=True, envvar="TRACTOR_SIM_DEBUG", help="Show the traceback of an error.")
+def main(debug):
     """Monte Carlo strategy simulator for Tractor (Shengji).
 
     \b
@@ -38,7 +102,7 @@ def main():
 
 # --------------------------------------------------------------------------- judge
 @main.command()
-@click.argument("file", type=click.File("r"), required=False)
+@click.argument("file", type=click.File("rb"), required=False)
 @click.option("--explain", is_flag=True, help="Add a sentence per play: why legal or not, why the winner wins.")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False),
               help="Judge a trick of a deal record file (JSON Lines) instead of FILE.")
@@ -65,24 +129,17 @@ def judge(file, explain, record_file, index, trick_no):
     elif file is None:
         _fail("give a trick file (FILE, or - for stdin) or --record FILE")
     else:
+        name = getattr(file, "name", "<stdin>")
+        name = "stdin" if name in ("<stdin>", "-") else name
         try:
-            data = json.load(file)
+            data = json.loads(file.read().decode("utf-8"))
+        except UnicodeDecodeError as e:
+            _fail(f"{name}: not UTF-8 text (byte {e.object[e.start]:#04x} at position {e.start})")
         except json.JSONDecodeError as e:
-            _fail(f"input is not valid JSON: {e}")
-    if not isinstance(data, dict):
-        _fail("input: expected a JSON object")
-    known = {"trump", "rules", "leader", "declarers", "hands", "plays"}
-    for key in data:
-        if key not in known:
-            _fail(f"unknown field {key!r}; expected some of {', '.join(sorted(known))}")
-    for key in ("trump", "plays"):
-        if key not in data:
-            _fail(f"missing field {key!r}")
-    try:
-        out = referee.trick(data["plays"], data["trump"], hands=data.get("hands"), leader=data.get("leader", 0),
-                            declarers=data.get("declarers", [0, 2]), rules=data.get("rules"), explain=explain)
-    except (referee.RefereeError, RulesError) as e:
-        _fail(str(e))
+            _fail(f"{name}: input is not valid JSON: {e}")
+        except RecursionError:
+            _fail(f"{name}: the JSON is nested too deeply")
+    out = referee.trick(**referee.check_json(data), explain=explain)
     click.echo(json.dumps(out, indent=2))
 
 
@@ -156,7 +213,7 @@ def _load_strategies(modules):
         try:
             S.load_module(m)
         except Exception as e:  # noqa: BLE001 - say which module failed
-            _fail(f"cannot load strategy module {m!r}: {e}")
+            _fail(f"--module: cannot load strategy module {m!r}: {type(e).__name__}: {e}")
 
 
 # --------------------------------------------------------------------------- run
@@ -173,17 +230,27 @@ def _load_strategies(modules):
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: this machine; dask: a Dask cluster (pip install 'tractor-sim[dask]'; docs/cluster.md).")
 @click.option("--scheduler", help="Dask scheduler address (tcp://HOST:PORT) for --backend dask.")
+@click.option("--repair", is_flag=True, help="Rerun stored parts that fail their checksum (and rewrite a damaged "
+                                             "manifest) instead of refusing.")
+@click.option("--chunk-timeout", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds without a finished chunk before the run stops (default 600 with a plug-in "
+                   "strategy, whose chunks run in worker processes; else no limit).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend, scheduler, quiet):
+def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend, scheduler, repair, chunk_timeout,
+        quiet):
     """Run an experiment file and write its run directory and report.
 
     \b
     Example:
       tractor-sim run experiments/quickstart.toml --deals 2000 --out runs/qs
-    Interrupted runs resume: run the same command again.
+    Interrupted runs resume: run the same command again.  A directory in use
+    by another run, or holding another experiment, is refused.
     """
     from tractor_sim import experiment as X
+    from tractor_sim.runner import run_experiment
 
+    if scheduler and backend != "dask":
+        _fail("--scheduler goes with --backend dask")
     try:
         exp = X.load(experiment_file)
         if deals and matches:
@@ -200,59 +267,15 @@ def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend
             exp.seed = seed
         if chunk_size:
             exp.chunk_size = chunk_size
-        X.check_policies(exp)
     except X.ExperimentError as e:
         _fail(str(e))
-    out_dir = Path(out or Path("runs") / exp.name)
     command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    _run_experiment(exp, out_dir, command, workers, backend, scheduler, quiet)
-
-
-def _run_experiment(exp, out_dir, command, workers, backend, scheduler, quiet):
-    from tractor_sim import engine
-    from tractor_sim.backends import make_executor
-    from tractor_sim.report import build_report
-    from tractor_sim.store import RunStore, StoreError
-
-    expd = exp.to_dict()
-    expd.pop("source", None)
-    store = RunStore(out_dir, expd, command)
-    try:
-        manifest = store.open()
-    except StoreError as e:
-        _fail(str(e))
-    specs = engine.plan_chunks(
-        [{"name": m["name"], "a": m["a"], "b": m["b"]} for m in exp.matchups], mode=exp.mode, n=exp.count,
-        seed=exp.seed, rules=exp.rules, duplicate=exp.duplicate, chunk_size=exp.chunk_size, levels=exp.levels,
-        declaring_team=exp.declaring_team, modules=exp.strategy_modules)
-    index = {m["name"]: i for i, m in enumerate(exp.matchups)}
-    todo = [s for s in specs if not store.done(s, index)]
-    skipped = len(specs) - len(todo)
-    if skipped and not quiet:
-        click.echo(f"resuming: {skipped} of {len(specs)} chunks already done")
-    t0 = time.perf_counter()
-    try:
-        with make_executor(backend, workers, scheduler, specs=todo) as executor, \
-                _progress(quiet, len(specs), skipped) as bar:
-            manifest["backend"] = executor.describe() if executor else "local: in this process"
-            for result in engine.iter_results(todo, executor):
-                store.write(result, index)
-                bar(len(result.deals))
-    except engine.SimulationError as e:
-        _fail(f"{e}\n(the chunks finished before this one are kept in {out_dir}; fix and run again to resume)", 1)
-    except KeyboardInterrupt:
-        _fail(f"interrupted; finished chunks are kept in {out_dir}: run the same command again to resume", 130)
-    except RuntimeError as e:
-        _fail(str(e), 1)
-    try:
-        n_deals = store.finalize(manifest, time.perf_counter() - t0, expected=specs)
-    except StoreError as e:
-        _fail(str(e), 1)
-    if not n_deals:
-        _fail(f"{out_dir}: no deals recorded", 1)
-    md, html = build_report(out_dir)
-    _print_summary(out_dir / "summary.csv")
-    click.echo(f"report: {html}")
+    done = run_experiment(exp, out, command=command, workers=workers, backend=backend, scheduler=scheduler,
+                          repair=repair, chunk_timeout=chunk_timeout,
+                          progress=lambda total, skipped: _progress(quiet, total, skipped),
+                          log=None if quiet else click.echo)
+    _print_summary(done.dir / "summary.csv")
+    click.echo(f"report: {done.report[1]}")
 
 
 class _progress:
@@ -319,7 +342,7 @@ def report(run_dir):
 # --------------------------------------------------------------------------- replay
 @main.command()
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="The run's root seed.")
-@click.option("--deal", "deal_id", type=click.IntRange(min=0),
+@click.option("--deal", "deal_id", type=click.IntRange(0, 2**50),
               help="Deal id (fixed mode), or match_id*1000 + deal in match (match mode).")
 @click.option("--a", "policy_a", default="basic", show_default=True, help="Policy of team 0 (seats 0, 2).")
 @click.option("--b", "policy_b", default="basic", show_default=True, help="Policy of team 1 (seats 1, 3).")
@@ -350,27 +373,38 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     from tractor_sim import record as REC
     from tractor_sim import replay as R
     from tractor_sim.cards import CardError, parse_rank
+    from tractor_sim.sandbox import interruptible
 
     _load_strategies(modules)
-    try:
-        if record_file:
+    if record_file:
+        try:
             data = REC.load(record_file, index)
-            if verify:
-                _load_strategies(data.get("strategy_modules", ()))
-                diff = REC.differences(data, REC.replay_again(data))
-                if diff:
-                    _fail(f"{record_file}, record {index}: playing the deal again differs in " + ", ".join(diff), 1)
-        else:
-            if seed is None or deal_id is None:
-                _fail("give --seed and --deal, or --record FILE")
+        except ValueError as e:
+            _fail(str(e))
+        if verify:
+            _load_strategies(data.get("strategy_modules", ()))
+            diff = REC.differences(data, REC.replay_again(data))
+            if diff:
+                _fail(f"{record_file}, record {index}: playing the deal again differs in " + ", ".join(diff), 1)
+    else:
+        if seed is None or deal_id is None:
+            _fail("give --seed and --deal, or --record FILE")
+        try:
             lv = tuple(parse_rank(x) for x in levels.split(","))
             if len(lv) != 2:
                 raise CardError("expected two levels")
+        except CardError as e:
+            _fail(f"--levels: {e}")
+        try:
             rules = json.loads(rules_json)
-            data = R.replay(seed=seed, deal_id=deal_id, policies=(policy_a, policy_b), mode=mode, levels=lv,
+        except json.JSONDecodeError as e:
+            _fail(f"--rules: not valid JSON ({e}); e.g. '{{\"preset\": \"standard\"}}'")
+        if not isinstance(rules, dict):
+            _fail("--rules: expected a JSON object of rule options, e.g. '{\"preset\": \"standard\"}'")
+        policies = tuple(_policy_option(p, o) for p, o in ((policy_a, "--a"), (policy_b, "--b")))
+        with interruptible():
+            data = R.replay(seed=seed, deal_id=deal_id, policies=policies, mode=mode, levels=lv,
                             declaring_team=declaring_team, rules=rules, modules=modules)
-    except (CardError, json.JSONDecodeError, RulesError, ValueError) as e:
-        _fail(str(e))
     click.echo(json.dumps(data, indent=2) if fmt == "json" else R.as_text(data))
     if verify:
         click.echo("verified: playing the deal again gives the same events and result", err=True)
@@ -422,6 +456,16 @@ def export(run_dir, deal_spec, out, matchups, half):
     click.echo(f"wrote {n} deal records to {out}", err=True)
 
 
+def _policy_option(text: str, option: str):
+    """A policy name, or a JSON table (as the "replay with:" hint of an error writes an ad-hoc policy)."""
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        _fail(f"{option}: not a policy name nor a valid JSON table ({e})")
+
+
 # --------------------------------------------------------------------------- compare
 @main.command()
 @click.argument("policy_a")
@@ -443,6 +487,7 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
       tractor-sim compare lowest void --decision discard --sprt 0,0.05
     """
     from tractor_sim import compare as CMP
+    from tractor_sim.sandbox import interruptible
 
     _load_strategies(modules)
     bounds = None
@@ -454,11 +499,9 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
         if not low < high:
             _fail("--sprt: LOW must be below HIGH")
         bounds = (low, high)
-    try:
+    with interruptible():
         result = CMP.compare(policy_a, policy_b, decision=decision, max_deals=deals, sprt=bounds, seed=seed,
                              chunk_size=chunk_size, modules=modules)
-    except ValueError as e:
-        _fail(str(e))
     click.echo(CMP.as_text(result))
 
 

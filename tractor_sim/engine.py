@@ -9,7 +9,7 @@ do not depend on the chunking, the worker or the backend.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -113,11 +113,13 @@ def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate
         raise ValueError(f"count: expected a positive whole number, got {n!r}")
     if not isinstance(seed, (int, np.integer)) or not 0 <= seed <= SEED_MAX:
         raise ValueError(f"seed: expected a whole number from 0 to 2**64-1, got {seed!r}")
-    if chunk_size < 1:
+    if not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise ValueError(f"chunk_size: expected a positive whole number, got {chunk_size!r}")
+    pairs = _normalize_matchups(matchups)
+    check_plan(len(pairs) * (2 if duplicate else 1), int(n), int(chunk_size), mode)
     rules_dict = as_rules(rules).to_dict()
     specs = []
-    for name, a, b in _normalize_matchups(matchups):
+    for name, a, b in pairs:
         halves = ((0, (a, b)), (1, (b, a))) if duplicate else ((0, (a, b)),)
         for half, pols in halves:
             for first in range(0, int(n), int(chunk_size)):
@@ -127,6 +129,31 @@ def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate
                     rules=rules_dict, levels=tuple(int(x) for x in levels), declaring_team=int(declaring_team),
                     modules=tuple(modules)))
     return specs
+
+
+MAX_CHUNKS = 1_000_000  # chunk specs held by the driver (~1 KB each)
+MAX_CHUNK = {"fixed": 2_000_000, "match": 50_000}  # per kernel call: its output buffers (~0.5 GB)
+MAX_COUNT = 2**40  # deal or match ids per half (match-mode deal ids are match_id * 1000 + deal)
+
+
+def check_plan(halves: int, n: int, chunk_size: int, mode: str) -> None:
+    """Refuse, before anything is allocated, a plan too large to hold or a chunk too large to play.
+
+    The numbers are arithmetic on the counts: planning ``count = 10**17``
+    must not build the list first.
+    """
+    chunks = halves * -(-n // chunk_size)
+    if chunks > MAX_CHUNKS:
+        least = -(-halves * n // MAX_CHUNKS)
+        hint = (f"raise chunk_size to at least {least:,}" if least <= MAX_CHUNK[mode]
+                else f"lower count (at most {MAX_CHUNKS * MAX_CHUNK[mode] // halves:,} here)")
+        raise ValueError(f"count {n:,} with chunk_size {chunk_size:,} makes {chunks:,} chunks "
+                         f"(at most {MAX_CHUNKS:,}): {hint}")
+    if chunk_size > MAX_CHUNK[mode]:
+        raise ValueError(f"chunk_size: {chunk_size:,} {'deals' if mode == 'fixed' else 'matches'} per kernel call "
+                         f"would need too much memory; at most {MAX_CHUNK[mode]:,}")
+    if n > MAX_COUNT:
+        raise ValueError(f"count: {n:,} is more than this simulator numbers ({MAX_COUNT:,} per matchup and half)")
 
 
 def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
@@ -225,10 +252,37 @@ def _describe_error(spec: ChunkSpec, pols, err) -> str:
     hand = [card_str(c) for c in range(CARDS) for _ in range(int(err[D.ERR_HEADER + c]))]
     answer = [card_str(c) for c in range(CARDS) for _ in range(max(0, int(err[D.ERR_HEADER + CARDS + c])))]
     where = f"match {ident}, deal {d}" if spec.mode == "match" else f"deal {ident}"
+    deal_id = ident if spec.mode == "fixed" else ident * M.MAX_DEALS_PER_MATCH + d
     return (f"{DECISIONS[decision]} strategy {strategy!r} of policy {pol.name!r} (seat {seat}) made {what} "
             f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
             f"hand: {' '.join(hand)}; answer: {' '.join(answer) or '(nothing)'}; "
-            f"replay with: tractor-sim replay --seed {spec.seed} --deal {ident}")
+            f"replay with: {replay_command(spec, deal_id)}")
+
+
+def replay_command(spec: ChunkSpec, deal_id: int) -> str:
+    """The ``tractor-sim replay`` command that plays deal ``deal_id`` of ``spec`` again, as it was played."""
+    import json
+    import shlex
+
+    from tractor_sim.cards import RANKS
+
+    args = ["tractor-sim", "replay", "--seed", str(spec.seed), "--deal", str(deal_id)]
+    for opt, pol in zip(("--a", "--b"), spec.policies):
+        args += [opt, pol if isinstance(pol, str) else json.dumps(pol, sort_keys=True)]
+    if spec.mode == "match":
+        args += ["--mode", "match"]
+    else:
+        if tuple(spec.levels) != (0, 0):
+            args += ["--levels", ",".join(RANKS[int(x)] for x in spec.levels)]
+        if spec.declaring_team:
+            args += ["--declaring-team", str(spec.declaring_team)]
+    default = Rules().to_dict()
+    rules = {k: v for k, v in spec.rules.items() if default.get(k) != v}
+    if rules:
+        args += ["--rules", json.dumps(rules, sort_keys=True)]
+    for m in spec.modules:
+        args += ["--module", m]
+    return shlex.join(args)
 
 
 def to_frames(results: Iterable[ChunkResult]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -259,34 +313,3 @@ def to_frames(results: Iterable[ChunkResult]) -> tuple[pd.DataFrame, pd.DataFram
         if "matchup" in frame:
             frame["matchup"] = frame["matchup"].astype("category")
     return deals, matches
-
-
-def iter_results(specs: list[ChunkSpec], executor=None) -> Iterator[ChunkResult]:
-    """Run chunks in order (in this process), or through a backend or any concurrent.futures
-    executor, yielding results as chunks finish (failed chunks retried: backends.run_chunks)."""
-    if executor is None:
-        for spec in specs:
-            yield run_chunk(spec)
-        return
-    from tractor_sim.backends import run_chunks
-
-    yield from run_chunks(specs, executor)
-
-
-def simulate(matchups, *, mode: str = "fixed", n: int = 1000, seed: int = 0, rules=None,
-             duplicate: bool = True, chunk_size: int = 10_000, levels=(0, 0), declaring_team: int = 0,
-             modules=(), executor=None, on_chunk: Callable[[ChunkResult], None] | None = None):
-    """Play ``n`` deals (mode "fixed") or matches (mode "match") per matchup and half.
-
-    ``matchups``: pairs of policy specs (a registered name such as "basic", or a
-    dict as in ``strategy.resolve_policy``), or dicts {"name", "a", "b"}.
-    Returns (deals, matches) DataFrames as in docs/records.md.
-    """
-    specs = plan_chunks(matchups, mode=mode, n=n, seed=seed, rules=rules, duplicate=duplicate,
-                        chunk_size=chunk_size, levels=levels, declaring_team=declaring_team, modules=modules)
-    results = []
-    for r in iter_results(specs, executor):
-        results.append(r)
-        if on_chunk is not None:
-            on_chunk(r)
-    return to_frames(results)

@@ -7,6 +7,7 @@ closest valid name, before anything runs.
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,17 @@ SWEEP_KEYS = {"name", "a", "b", "param", "values", "side"}
 
 class ExperimentError(ValueError):
     """A bad experiment file; the message names the file and the key."""
+
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a run directory's name under runs/: no path
+
+
+def check_name(name, where: str) -> str:
+    """An experiment name is a name, never a path: runs/NAME stays inside runs/."""
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ExperimentError(f"{where}: field 'name' must be a name of letters, digits, '.', '_' or '-' "
+                              f"(at most 100, not starting with '.' or '-', no '/'), got {name!r}")
+    return name
 
 
 @dataclass
@@ -66,6 +78,11 @@ def load(path: str | Path) -> Experiment:
         raise ExperimentError(f"{path}: no such experiment file") from None
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ExperimentError(f"{path}: not UTF-8 text (byte {e.object[e.start]:#04x} at position {e.start}); "
+                              "TOML files are UTF-8") from None
+    except IsADirectoryError:
+        raise ExperimentError(f"{path}: a directory, not an experiment file") from None
     return from_dict(data, str(path))
 
 
@@ -73,8 +90,18 @@ def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
     """Validate an experiment given as a dict (as read from TOML)."""
     p = source
     _check_keys(data, TOP_KEYS, "", p)
-    exp = Experiment(name=str(data.get("name") or Path(source).stem), source=source,
-                     description=str(data.get("description", "")))
+    for key, kind, example in (("rules", dict, "a table [rules]"), ("fixed", dict, "a table [fixed]"),
+                               ("matchup", list, "tables [[matchup]]"), ("sweep", list, "tables [[sweep]]")):
+        if key in data and not isinstance(data[key], kind):
+            raise ExperimentError(f"{p}: field {key!r} must be {example}, got {data[key]!r}")
+        if kind is list and not all(isinstance(t, dict) for t in data.get(key, [])):
+            raise ExperimentError(f"{p}: field {key!r} must be {example} (each a table with a = .., b = ..), "
+                                  f"got {data[key]!r}")
+    if "name" in data:
+        name = check_name(data["name"], p)
+    else:  # the file's name, made a name
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(source).stem).lstrip(".-") or "experiment"
+    exp = Experiment(name=name[:100], source=source, description=str(data.get("description", "")))
     for key, typ in (("seed", int), ("count", int), ("chunk_size", int)):
         if key in data:
             v = data[key]
@@ -167,7 +194,8 @@ def check_policies(exp: Experiment):
         try:
             S.load_module(m)
         except Exception as e:  # noqa: BLE001 - report any import failure with its file
-            raise ExperimentError(f"{exp.source}: strategy_modules: cannot load {m!r}: {e}") from None
+            raise ExperimentError(
+                f"{exp.source}: strategy_modules: cannot load {m!r}: {type(e).__name__}: {e}") from None
     for m in exp.matchups:
         for side in ("a", "b"):
             try:

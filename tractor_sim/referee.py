@@ -54,10 +54,55 @@ def table_for(trump, rules: Rules):
 
 
 def _cards(value, field: str) -> list[int]:
+    if not isinstance(value, (str, list, tuple)):
+        raise RefereeError(f"{field}: expected a list of cards such as [\"AS\", \"KS\"], got {_json_name(value)}")
     try:
         return parse_cards(value)
     except CardError as e:
         raise RefereeError(f"{field}: {e}") from None
+
+
+def _json_name(value) -> str:
+    return "null" if value is None else repr(value)
+
+
+def _seat(value, field: str) -> int:
+    """A seat 0..3 given as a whole number (not true/false, not 1.0)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise RefereeError(f"{field}: expected a seat 0..3, got {_json_name(value)}")
+    return value
+
+
+JSON_FIELDS = {"trump", "rules", "leader", "declarers", "hands", "plays"}
+
+
+def check_json(data) -> dict:
+    """A trick given as JSON (``tractor-sim judge``), checked as a whole before it is judged.
+
+    Beyond ``trick``'s own checks: only known fields, ``trump`` and
+    ``plays`` present, ``rules`` an object, and no card played more often
+    than the two decks hold it, with or without hands.  Returns ``trick``'s
+    keyword arguments.
+    """
+    if not isinstance(data, dict):
+        raise RefereeError("input: expected a JSON object")
+    for key in data:
+        if key not in JSON_FIELDS:
+            raise RefereeError(f"unknown field {key!r}; expected some of {', '.join(sorted(JSON_FIELDS))}")
+    for key in ("trump", "plays"):
+        if key not in data:
+            raise RefereeError(f"missing field {key!r}")
+    if not isinstance(data.get("rules", {}), (dict, type(None))):
+        raise RefereeError('rules: expected an object of rule options, e.g. {"preset": "standard"}')
+    plays = data["plays"]
+    if isinstance(plays, list):
+        total = sum(_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]") for i, p in enumerate(plays))
+        if isinstance(total, np.ndarray) and (total > 2).any():
+            bad = int(np.argmax(total > 2))
+            raise RefereeError(f"plays: card {card_str(bad)} is played {int(total[bad])} times in one trick; "
+                               "the two decks hold it twice")
+    return {"plays": plays, "trump": data["trump"], "hands": data.get("hands"), "leader": data.get("leader", 0),
+            "declarers": data.get("declarers", [0, 2]), "rules": data.get("rules")}
 
 
 def _counts(cards: list[int], field: str) -> np.ndarray:
@@ -172,9 +217,9 @@ def trick(plays, trump, hands=None, leader=0, declarers=(0, 2), rules=None, expl
     tt = table_for(trump, rules)
     if not isinstance(plays, (list, tuple)) or not 1 <= len(plays) <= 4:
         raise RefereeError("plays: expected 1 to 4 card lists in playing order")
-    if leader not in (0, 1, 2, 3):
-        raise RefereeError(f"leader: expected a seat 0..3, got {leader!r}")
-    decl = sorted(declarers) if isinstance(declarers, (list, tuple)) else None
+    leader = _seat(leader, "leader")
+    decl = sorted(declarers) if isinstance(declarers, (list, tuple)) and not any(
+        isinstance(x, bool) or not isinstance(x, int) for x in declarers) else None
     if decl not in ([0, 2], [1, 3]):
         raise RefereeError(f"declarers: expected [0, 2] or [1, 3], got {declarers!r}")
     declaring_team = decl[0]

@@ -1,17 +1,28 @@
-"""The run directory: per-chunk Parquet parts, the manifest, resume.
+"""The run directory: per-chunk Parquet parts, the manifest, resume; locked, fingerprinted, checksummed.
 
 Each finished chunk is written at once to ``parts/`` (write to a temporary
-name, then rename: a killed run never leaves half a part).  Running the same
-experiment again skips the parts already there, so nothing is lost and
-nothing is counted twice; ``finalize`` joins the parts into deals.parquet and
-matches.parquet, sorted by id.
+name, then rename: a killed run never leaves half a part) and sealed by a
+``.sum`` file written last: the run's fingerprint digest, the chunk, and the
+SHA-256 of its two Parquet files.  Running the same experiment again skips
+the sealed parts, so nothing is lost and nothing is counted twice;
+``finalize`` joins them into deals.parquet and matches.parquet, sorted by id.
+
+What it refuses, by name (``StoreRefused``, the user's choice of directory or
+experiment, or ``StoreError``, damage or a busy directory):
+a run directory held by another run (an exclusive ``flock`` on ``.lock``,
+for the whole run; the kernel drops it when the holder dies, even by
+SIGKILL); a resume whose fingerprint differs (``fingerprint.differences``);
+parts of another run; a damaged part or manifest (rerun it with
+``repair=True``); a non-empty directory that is not a run directory.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import platform
+import socket
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -21,10 +32,17 @@ from pathlib import Path
 import pandas as pd
 
 from tractor_sim.engine import ChunkResult, ChunkSpec, to_frames
+from tractor_sim.fingerprint import differences, digest, file_hash
+
+RUN_FILES = {"manifest.json", "parts", ".lock"}  # any of these: a run directory (the report's files are not)
 
 
 class StoreError(RuntimeError):
-    """The run directory holds another experiment, or is damaged."""
+    """The run directory is damaged or busy; the message names the file or the holder."""
+
+
+class StoreRefused(StoreError):
+    """The run directory holds something else (another experiment, not a run); choose another."""
 
 
 def part_name(spec: ChunkSpec, index: dict[str, int]) -> str:
@@ -51,28 +69,59 @@ def git_commit() -> str | None:
 
 
 class RunStore:
-    def __init__(self, run_dir: str | Path, experiment: dict, command: str):
+    """One run directory, locked from ``open`` to ``close`` (also a context manager)."""
+
+    def __init__(self, run_dir: str | Path, experiment: dict, command: str, fingerprint: dict | None = None):
         self.dir = Path(run_dir)
         self.parts = self.dir / "parts"
         self.experiment = experiment
         self.command = command
+        self.fingerprint = fingerprint if fingerprint is not None else {"experiment": experiment}
+        self.digest = digest(self.fingerprint)
         self.manifest_path = self.dir / "manifest.json"
+        self._lock = None
+        self._done: set[str] = set()
+        self.repaired: list[str] = []
 
-    def open(self) -> dict:
-        """Create the directory, or check it holds the same experiment (resume)."""
-        self.parts.mkdir(parents=True, exist_ok=True)
-        if self.manifest_path.exists():
-            old = json.loads(self.manifest_path.read_text())
-            if old.get("experiment") != self.experiment:
-                raise StoreError(
-                    f"{self.dir} holds a different experiment ({old.get('name')!r}); "
-                    "use another --out directory or delete this one")
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def open(self, repair: bool = False) -> dict:
+        """Lock the directory, check it holds this run (or nothing), verify its parts; return the manifest.
+
+        ``repair``: parts that fail their checksum, and a manifest that cannot
+        be read while the parts are this run's, are replaced instead of refused.
+        """
+        self._check_is_run_dir()
+        try:
+            self.parts.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create the run directory {self.dir}: {e.strerror or e}") from None
+        self._take_lock()
+        old = self._read_manifest(repair)
+        if old is not None:
+            if "fingerprint" not in old:
+                raise StoreRefused(f"{self.dir} was written by an older tractor-sim that kept no fingerprint of its "
+                                   "results; its parts cannot be checked: use another --out directory or delete it")
+            changed = differences(old["fingerprint"], self.fingerprint)
+            if changed:
+                raise StoreRefused(
+                    f"{self.dir} holds a different experiment ({old.get('name')!r}); resuming would mix two sets of "
+                    "results. What differs (stored -> now):\n  " + "\n  ".join(changed[:20])
+                    + ("\n  ..." if len(changed) > 20 else "")
+                    + "\nUse another --out directory, or delete this one to start over")
             manifest = old
         else:
             manifest = {
                 "name": self.experiment["name"],
                 "experiment": self.experiment,
                 "seed": self.experiment["seed"],
+                "fingerprint": self.fingerprint,
+                "fingerprint_digest": self.digest,
                 "command": self.command,
                 "versions": versions(),
                 "git_commit": git_commit(),
@@ -80,32 +129,54 @@ class RunStore:
                             "cpus": os.cpu_count()},
                 "started": _now(),
             }
-        manifest["parts_found_at_start"] = len(list(self.parts.glob("*.deals.parquet")))
+        self._scan_parts(repair)
+        manifest["parts_found_at_start"] = len(self._done)
         self._write_manifest(manifest)
         return manifest
 
+    def close(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # releases the flock; the file stays (unlinking it would race a new holder)
+            self._lock = None
+
     def done(self, spec: ChunkSpec, index) -> bool:
-        return (self.parts / f"{part_name(spec, index)}.deals.parquet").exists()
+        return part_name(spec, index) in self._done
 
     def write(self, result: ChunkResult, index) -> None:
         name = part_name(result.spec, index)
         deals, matches = to_frames([result])
-        for kind, frame in (("matches", matches), ("deals", deals)):  # deals last: it marks the part done
+        sums = {}
+        for kind, frame in (("matches", matches), ("deals", deals)):
             tmp = self.parts / f".{name}.{kind}.tmp"
             frame.to_parquet(tmp, index=False)
+            sums[kind] = file_hash(tmp)
             os.replace(tmp, self.parts / f"{name}.{kind}.parquet")
+        s = result.spec
+        seal = {"fingerprint": self.digest, "matchup": s.matchup, "half": s.half, "first_id": s.first_id,
+                "count": s.count, "rows": len(deals), "sha256": sums}
+        tmp = self.parts / f".{name}.sum.tmp"
+        tmp.write_text(json.dumps(seal))
+        os.replace(tmp, self.parts / f"{name}.sum")  # last: the seal marks the part done
+        self._done.add(name)
 
     def finalize(self, manifest: dict, seconds: float, expected: list[ChunkSpec] | None = None) -> int:
         """Join the parts into deals.parquet and matches.parquet; return the number of deals.
 
-        With ``expected`` (the run's chunk specs), first check they hold exactly
-        those ids, each once (StoreError otherwise, and nothing is written).
-        The deals are streamed part by part, in part-name order (matchup,
-        half, first id; ids ascending within a part), so memory stays that of
-        one part whatever the size of the run.
+        Every part's checksum is verified again first (a part damaged since
+        the run started is named).  With ``expected`` (the run's chunk specs),
+        check the parts hold exactly those ids, each once (StoreError
+        otherwise, and nothing is written).  The deals are streamed part by
+        part, in part-name order (matchup, half, first id; ids ascending
+        within a part), so memory stays that of one part whatever the size
+        of the run.
         """
-        deal_parts = sorted(self.parts.glob("*.deals.parquet"))
-        matches = _concat(sorted(self.parts.glob("*.matches.parquet")))
+        names = sorted(p.name[:-4] for p in self.parts.glob("*.sum"))
+        bad = [f"{n}: {why}" for n in names if (why := self._verify(n))]
+        if bad:
+            raise StoreError(f"{self.dir}: damaged parts, not writing deals.parquet:\n  " + "\n  ".join(bad)
+                             + "\nRun the same command with --repair to rerun them")
+        deal_parts = [self.parts / f"{n}.deals.parquet" for n in names]
+        matches = _concat([self.parts / f"{n}.matches.parquet" for n in names])
         if expected is not None:
             problems = check_complete(_concat(deal_parts, ID_COLUMNS), matches, expected)
             if problems:
@@ -122,10 +193,109 @@ class RunStore:
         manifest["finished"] = _now()
         manifest["deals"] = n_deals
         manifest["matches"] = int(len(matches))
+        manifest["deals_sha256"] = file_hash(self.dir / "deals.parquet")
         manifest["seconds"] = round(seconds, 3)
         manifest["rate_deals_per_second"] = round(n_deals / seconds, 1) if seconds > 0 else None
         self._write_manifest(manifest)
         return n_deals
+
+    # ----------------------------------------------------------------- checks
+
+    def _check_is_run_dir(self) -> None:
+        if not self.dir.exists():
+            return
+        if not self.dir.is_dir():
+            raise StoreRefused(f"{self.dir} is a file, not a run directory: choose another --out")
+        try:
+            entries = {p.name for p in self.dir.iterdir()}
+        except OSError as e:
+            raise StoreError(f"cannot read the run directory {self.dir}: {e.strerror or e}") from None
+        if entries and not entries & RUN_FILES:
+            shown = ", ".join(sorted(entries)[:5]) + (", ..." if len(entries) > 5 else "")
+            raise StoreRefused(f"{self.dir} is not empty and is not a run directory (it holds {shown}; no "
+                               "manifest.json or parts/): nothing is written there; choose another --out")
+
+    def _take_lock(self) -> None:
+        path = self.dir / ".lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            try:
+                holder = json.loads(path.read_text())
+                who = (f"pid {holder.get('pid')} on {holder.get('host')} since {holder.get('since')}: "
+                       f"{holder.get('command')}")
+            except (OSError, ValueError, AttributeError):
+                who = "another process"
+            raise StoreError(f"{self.dir} is in use by another run ({who}); wait for it to finish, "
+                             "or use another --out directory") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": _now(),
+                                 "command": self.command}).encode())
+        self._lock = fd
+
+    def _read_manifest(self, repair: bool) -> dict | None:
+        if not self.manifest_path.exists():
+            return None
+        try:
+            old = json.loads(self.manifest_path.read_text())
+            if not isinstance(old, dict) or "experiment" not in old:
+                raise ValueError("not a run manifest (a JSON object with an experiment)")
+            return old
+        except (ValueError, UnicodeDecodeError) as e:
+            if repair:  # the parts carry their own fingerprint: _scan_parts keeps only this run's
+                self.repaired.append(f"{self.manifest_path}: unreadable ({e}), written anew")
+                return None
+            raise StoreError(f"{self.manifest_path} is damaged ({e}); run the same command with --repair to "
+                             "write it anew (the parts are checked against the run's fingerprint)") from None
+
+    def _scan_parts(self, repair: bool) -> None:
+        """Keep the sealed parts that verify; drop unsealed leftovers; refuse others' or damaged parts."""
+        sealed = {p.name[:-4] for p in self.parts.glob("*.sum")}
+        foreign, damaged = [], []
+        for name in sorted(sealed):
+            why = self._verify(name)
+            if why == "another run":
+                foreign.append(name)
+            elif why:
+                damaged.append(f"{name}: {why}")
+            else:
+                self._done.add(name)
+        if foreign:
+            raise StoreRefused(f"{self.parts} holds {len(foreign)} parts of another run (e.g. {foreign[0]}): "
+                               "resuming would mix two sets of results; use another --out directory")
+        if damaged and not repair:
+            raise StoreError(f"{self.dir}: damaged parts:\n  " + "\n  ".join(damaged)
+                             + "\nRun the same command with --repair to rerun them")
+        for tmp in self.parts.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+        for p in self.parts.glob("*.parquet"):  # written, killed before its seal: never finished
+            if p.name.split(".")[0] not in sealed:
+                p.unlink(missing_ok=True)
+        for line in damaged:
+            name = line.split(":")[0]
+            for f in self.parts.glob(f"{name}.*"):
+                f.unlink(missing_ok=True)
+            self.repaired.append(f"part {line}: rerun")
+
+    def _verify(self, name: str) -> str | None:
+        """Why part ``name`` cannot be used ("another run", or the damage), or None."""
+        try:
+            seal = json.loads((self.parts / f"{name}.sum").read_text())
+            want = seal["sha256"]
+            theirs = seal["fingerprint"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            return f"its seal {name}.sum is unreadable ({type(e).__name__})"
+        if theirs != self.digest:
+            return "another run"
+        for kind in ("deals", "matches"):
+            f = self.parts / f"{name}.{kind}.parquet"
+            if not f.exists():
+                return f"{f.name} is missing"
+            if file_hash(f) != want.get(kind):
+                return f"{f.name} fails its checksum (changed or damaged on disk)"
+        return None
 
     def _write_manifest(self, manifest: dict) -> None:
         tmp = self.dir / ".manifest.tmp"

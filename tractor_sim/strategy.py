@@ -16,7 +16,7 @@ or an ad-hoc table, into the compiled functions and parameter vectors.  A
 policy that names no bid strategy gets ``DEFAULT_BID``, so the policies
 written for the four decisions of the draw play the auction too.
 
-Strategies come from the built-in ``strategies`` package (``load_builtins``),
+Strategies come from the built-in ``tractor_sim.strategies`` package (``load_builtins``),
 a user's file or module (``load_module``) or installed packages declaring the
 entry-point group ``tractor_sim.strategies`` (``load_entry_points``).
 """
@@ -41,6 +41,14 @@ import numpy as np
 from tractor_sim.kernels.view import DECISIONS, STRATEGY_SIG
 
 ENTRY_POINT_GROUP = "tractor_sim.strategies"
+BUILTIN_PACKAGE = "tractor_sim.strategies"  # the built-in strategies live inside the package
+
+
+def is_builtin(module: str) -> bool:
+    """Whether a strategy's module is one of the built-ins (compiled lean, never sandboxed)."""
+    return module == BUILTIN_PACKAGE or module.startswith(BUILTIN_PACKAGE + ".")
+
+
 DEFAULT_BID = "strength"  # the bid strategy of a policy that names none
 
 
@@ -78,17 +86,27 @@ def _lean(dispatcher):
     entries (numba's cache key ignores compile options).
     """
     if dispatcher not in _LEAN:
-        fn = dispatcher.py_func
-        copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-        copy.__qualname__ = fn.__qualname__ + "_lean"
-        copy.__module__ = fn.__module__
         try:
-            lean = numba.njit(cache=True, _nrt=False)(copy)
+            checked = {"boundscheck": True} if dispatcher.targetoptions.get("boundscheck") else {}
+            lean = numba.njit(cache=True, _nrt=False, **checked)(_renamed(dispatcher.py_func, "_lean"))
             lean.compile(STRATEGY_SIG)
         except Exception:  # it needs reference counting (or this numba lacks the option): the ordinary compile
             lean = None
         _LEAN[dispatcher] = lean
     return _LEAN[dispatcher]
+
+
+def _renamed(fn, suffix: str):
+    """A copy of ``fn`` under its own qualified name: its own numba disk cache entries.
+
+    numba's cache key ignores compile options, so a function compiled two
+    ways (lean, bounds-checked) must be two functions to the cache.
+    """
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = fn.__qualname__ + suffix
+    copy.__module__ = fn.__module__
+    copy.__doc__ = fn.__doc__
+    return copy
 
 
 @dataclass(frozen=True)
@@ -199,7 +217,7 @@ def _number(value: Any, what: str) -> float:
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-_BUILTIN_DIR = os.path.join(os.path.dirname(_PACKAGE_DIR), "strategies")
+_BUILTIN_DIR = os.path.join(_PACKAGE_DIR, "strategies")
 _CHECKED: set[str] = set()
 
 
@@ -247,7 +265,7 @@ def drop_stale_cache(module_file: str) -> None:
 
 
 def strategy(decision: str, name: str, params: dict[str, float] | None = None, description: str = "",
-             lean: bool | None = None) -> Callable:
+             lean: bool | None = None, boundscheck: bool | None = None) -> Callable:
     """Register the decorated function as strategy ``name`` for ``decision``.
 
     The function is compiled with the strategy signature when a run first
@@ -256,9 +274,14 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
     line of the docstring.  ``lean``: compile it without reference counting
     (faster; only for a strategy that allocates no array and calls no helper
     returning a new one); by default on for the built-in strategies, off for
-    others.  A second registration of a name for the same decision is an
-    error, unless it comes from the same module and function (a module
-    loaded again), which replaces the first.
+    others.  ``boundscheck``: compile with Numba's bounds checking, so that
+    an index past the view, ``params``, ``scratch`` or ``out`` stops the run
+    with an error naming the strategy instead of writing into another seat's
+    game; by default on for a user's strategies (measured cost:
+    benchmarks/bench_protection.py), off for the built-ins.  A second
+    registration of a name for the same decision is an error, unless it
+    comes from the same module and function (a module loaded again), which
+    replaces the first.
     """
     _check_decision(decision)
     if not isinstance(name, str) or not name:
@@ -277,9 +300,11 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
             drop_stale_cache(inspect.getsourcefile(fn) or "")
         except TypeError:  # no source file (defined interactively)
             pass
-        compiled = numba.njit(cache=True)(fn)
+        builtin = is_builtin(module)
+        checked = (not builtin) if boundscheck is None else bool(boundscheck)
+        compiled = numba.njit(cache=True, boundscheck=True)(_renamed(fn, "_checked")) if checked \
+            else numba.njit(cache=True)(fn)
         doc = description or " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
-        builtin = module == "strategies" or module.startswith("strategies.")
         _STRATEGIES[decision][name] = StrategyInfo(
             decision, name, compiled, table, doc, module, qualname, _SOURCES.get(module, module),
             builtin if lean is None else lean,
@@ -441,9 +466,9 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
 
 
 def load_builtins() -> None:
-    """Import the built-in ``strategies`` package (registers its strategies and policies)."""
-    if "strategies" not in sys.modules:
-        importlib.import_module("strategies")
+    """Import the built-in ``tractor_sim.strategies`` package (registers its strategies and policies)."""
+    if BUILTIN_PACKAGE not in sys.modules:
+        importlib.import_module(BUILTIN_PACKAGE)
 
 
 def _module_name_for(path: str) -> str:
@@ -472,12 +497,17 @@ def load_module(path_or_name: str):
         sys.modules[name] = module
         try:
             spec.loader.exec_module(module)
+        except SystemExit as e:
+            sys.modules.pop(name, None)
+            raise StrategyError(f"strategy file {target!r} called sys.exit({e.code!r}) while loading") from None
         except BaseException:
             sys.modules.pop(name, None)
             raise
         return module
     try:
         return importlib.import_module(target)
+    except SystemExit as e:
+        raise StrategyError(f"strategy module {target!r} called sys.exit({e.code!r}) while loading") from None
     except ModuleNotFoundError as e:
         if e.name and target.startswith(e.name):
             raise StrategyError(f"strategy module {target!r} not found") from None
@@ -503,7 +533,7 @@ def load_sources(sources) -> None:
     for src in sources:
         if src in sys.modules:
             continue
-        if src == "strategies" or src.startswith("strategies."):
+        if is_builtin(src):
             load_builtins()
         else:
             load_module(src)

@@ -31,11 +31,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, CancelledError, Executor, wait
 from dataclasses import dataclass, replace
+
+from tractor_sim import sandbox
+from tractor_sim.engine import SimulationError, plan_chunks
 
 DEFAULT_ATTEMPTS = 3  # tries per chunk (the first run and two retries)
 POOL_MIN_DEALS = 50_000  # auto: smaller runs stay in-process (see docs/cluster.md, "Choosing --workers")
@@ -58,10 +62,8 @@ class ChunkFailure:
 
 def play(spec):
     """The task every backend runs: one chunk in; its records, or a ChunkFailure, out."""
-    from tractor_sim.engine import SimulationError, run_chunk
-
     try:
-        return run_chunk(spec)
+        return sandbox.run_checked(spec)
     except SimulationError as e:
         return ChunkFailure(str(e))
 
@@ -73,16 +75,44 @@ def warm_up(spec=None) -> float:
     chunk reports it with its full context.
     """
     t0 = time.perf_counter()
-    from tractor_sim.engine import SimulationError, plan_chunks, run_chunk
-
     spec = plan_chunks([("basic", "basic")], n=1, duplicate=False)[0] if spec is None else spec
     with contextlib.suppress(SimulationError):
-        run_chunk(replace(spec, count=1))
+        sandbox.run_checked(replace(spec, count=1))
     return time.perf_counter() - t0
 
 
-def _warm_worker(spec) -> None:  # ProcessPoolExecutor initializer
-    warm_up(spec)
+def _warm_worker(spec, driver: int) -> None:  # ProcessPoolExecutor initializer
+    die_with(driver)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it stops the workers itself
+    with contextlib.suppress(Exception):  # whatever fails here fails again in the first chunk, reported there
+        warm_up(spec)
+
+
+def die_with(driver: int) -> None:
+    """Make this worker exit when the driver process dies, even by SIGKILL (Linux: a parent-death signal).
+
+    Without it a killed driver leaves its pool workers running (and holding
+    their memory) until their chunk ends, or forever in a plug-in's endless
+    loop.  Elsewhere a watchdog thread polls the parent instead.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl")
+    except (OSError, AttributeError):
+        import threading
+
+        def watch():
+            while os.getppid() == driver:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="driver-watchdog").start()
+    if os.getppid() != driver:  # the driver died before the signal was armed
+        os._exit(1)
 
 
 # --------------------------------------------------------------------------- backends
@@ -148,6 +178,10 @@ class Backend:
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
 
+    def kill(self) -> None:
+        """Stop at once (Ctrl-C, a chunk over its time limit): no waiting for running chunks."""
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
     def run(self, specs) -> Iterator:
         return run_chunks(specs, self)
 
@@ -168,7 +202,7 @@ class ProcessPoolBackend(Backend):
 
         # spawn, not fork: no inherited threads or locks, and the same start-up on every OS
         return ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
-                                   initializer=_warm_worker, initargs=(self._warm_spec,))
+                                   initializer=_warm_worker, initargs=(self._warm_spec, os.getpid()))
 
     def window(self) -> int:
         return 2 * self.workers  # enough queued to keep every worker busy; few to resubmit after a crash
@@ -182,6 +216,13 @@ class ProcessPoolBackend(Backend):
 
     def describe(self) -> str:
         return f"local: a pool of {self.workers} worker processes"
+
+    def kill(self) -> None:
+        """SIGKILL the workers (a chunk in compiled code never returns to hear anything else)."""
+        for pid in self.worker_pids():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        super().kill()
 
     def worker_pids(self) -> list[int]:
         return list(getattr(self.executor, "_processes", None) or {})
@@ -208,16 +249,15 @@ def _name(spec) -> str:
     return f"{spec.matchup} half {spec.half} ids {spec.first_id}..{spec.first_id + spec.count - 1}"
 
 
-def run_chunks(specs, backend, task=play) -> Iterator:
+def run_chunks(specs, backend, task=play, timeout: float | None = None) -> Iterator:
     """Run ``specs`` on ``backend`` (a Backend or any concurrent.futures executor); yield results as they finish.
 
     Every spec is yielded exactly once, or the iterator raises:
     ``engine.SimulationError`` for a strategy error (not retried), or
     ``BackendError`` for a chunk that failed ``attempts`` times or a lost
-    cluster.  Futures still in flight are cancelled when the iterator stops.
+    cluster, ``sandbox.PluginTimeout`` when no chunk finished for ``timeout``
+    seconds.  Futures still in flight are cancelled when the iterator stops.
     """
-    from tractor_sim.engine import SimulationError
-
     if not isinstance(backend, Backend):
         backend = Backend(backend)
     specs = list(specs)
@@ -249,7 +289,10 @@ def run_chunks(specs, backend, task=play) -> Iterator:
                 tries[i] += 1
                 inflight[fut] = i
             if inflight and not broken:
-                done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+                done, _ = wait(list(inflight), timeout=timeout, return_when=FIRST_COMPLETED)
+                if not done:
+                    raise sandbox.PluginTimeout(sandbox.timeout_message([specs[i] for i in inflight.values()],
+                                                                        timeout))
             else:
                 done = set()
             lost = []
@@ -310,13 +353,17 @@ def _explain(e) -> str:
 
 @contextlib.contextmanager
 def make_executor(backend: str = "local", workers: int | None = None, scheduler: str | None = None, *,
-                  specs=None, attempts: int = DEFAULT_ATTEMPTS, timeout: float | None = None):
-    """Yield a ``Backend`` for ``engine.iter_results``, or None: run in this process.
+                  specs=None, attempts: int = DEFAULT_ATTEMPTS, timeout: float | None = None,
+                  isolate: bool = False):
+    """Yield a ``Backend`` for ``runner.iter_results``, or None: run in this process.
 
     ``workers=None``: local, every usable core (1 for a small run, judged
     from ``specs``); dask, a LocalCluster of that many workers unless
     ``scheduler`` is given.  ``specs`` also picks the chunk that warms the
     workers up.  ``timeout``: seconds to reach a Dask scheduler.
+    ``isolate``: never run a chunk in this process (user plug-ins: a worker
+    in an endless loop can be killed, the driver cannot), and do not warm up
+    here either.  Leaving the block by an exception kills the workers.
     """
     specs = list(specs) if specs is not None else None
     warm_spec = specs[0] if specs else None
@@ -326,17 +373,20 @@ def make_executor(backend: str = "local", workers: int | None = None, scheduler:
         n = auto_workers(specs) if workers is None else int(workers)
         if specs is not None:
             n = min(n, len(specs))  # no idle workers (and none at all when nothing is left to do)
-        if n <= 1:
+        if n <= 1 and not (isolate and specs):
             yield None
             return
-        # Warm up here first: an empty numba cache is filled once (about 80 s of compiling),
-        # not by every worker at once, and a broken strategy module fails before any worker starts.
-        warm_up(warm_spec)
-        pool = ProcessPoolBackend(n, warm_spec, attempts)
+        if not isolate:
+            # Warm up here first: an empty numba cache is filled once (about 80 s of compiling),
+            # not by every worker at once, and a broken strategy module fails before any worker starts.
+            warm_up(warm_spec)
+        pool = ProcessPoolBackend(max(1, n), warm_spec, attempts)
         try:
             yield pool
-        finally:
-            pool.close()
+        except BaseException:
+            pool.kill()
+            raise
+        pool.close()
         return
     if backend == "dask":
         from tractor_sim.backends.dask_backend import DaskBackend

@@ -53,14 +53,7 @@ class DaskBackend(Backend):
         Client, LocalCluster = _import_distributed()
         cluster = None
         if scheduler:
-            wait = CONNECT_TIMEOUT if timeout is None else timeout
-            try:
-                client = Client(scheduler, timeout=f"{wait}s")
-            except (OSError, TimeoutError, ValueError) as e:
-                raise BackendError(
-                    f"cannot reach the Dask scheduler at {scheduler} within {wait:g} s ({type(e).__name__}: {e}); "
-                    "is `dask scheduler` running there, and is the address tcp://HOST:PORT "
-                    "(port 8786 by default)?") from None
+            client = _connect(Client, scheduler, CONNECT_TIMEOUT if timeout is None else timeout)
         else:
             warm_up(warm_spec)  # same host: fill the numba cache once before the workers start
             cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1, processes=True,
@@ -125,6 +118,38 @@ class DaskBackend(Backend):
         if self.cluster is not None:
             with contextlib.suppress(Exception):
                 self.cluster.close()
+
+
+def _connect(Client, scheduler: str, wait: float):
+    """A Client on ``scheduler``, or BackendError within about ``wait`` seconds, whatever answers there.
+
+    Client's own timeout covers the TCP connect, not a server that accepts and
+    then says nothing a scheduler would (an HTTP server: minutes), or sends a
+    greeting read as a frame length ("Unable to allocate 2.82 EiB").  So the
+    handshake runs in a thread and the driver waits for it with a deadline.
+    """
+    import threading
+
+    box: dict = {}
+
+    def connect():
+        try:
+            box["client"] = Client(scheduler, timeout=f"{wait}s")
+        except BaseException as e:  # noqa: BLE001 - reported below, with the address
+            box["error"] = e
+
+    t = threading.Thread(target=connect, daemon=True, name="dask-connect")
+    t.start()
+    t.join(wait + 2.0)
+    hint = ("is `dask scheduler` running there, and is the address tcp://HOST:PORT "
+            "(port 8786 by default)?")
+    if t.is_alive():
+        raise BackendError(f"the service at {scheduler} did not answer as a Dask scheduler within {wait:g} s; {hint}")
+    if "error" in box:
+        e = box["error"]
+        raise BackendError(f"cannot reach the Dask scheduler at {scheduler} within {wait:g} s "
+                           f"({type(e).__name__}: {e}); {hint}")
+    return box["client"]
 
 
 def _takes_n_workers(client) -> bool:

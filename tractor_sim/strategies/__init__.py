@@ -7,4 +7,4 @@ their player's view, so they play honestly; the helpers they share live in
 ``tractor_sim.strategy_lib``.  A user's own module plugs in the same way.
 """
 
-from strategies import bid, declare, discard, follow, lead, policies  # noqa: F401
+from tractor_sim.strategies import bid, declare, discard, follow, lead, policies  # noqa: F401

@@ -1,0 +1,80 @@
+"""Layering (issue 11, item 7): no import cycle between the package's modules, the built-in strategies
+inside the package, and a run directory from Python through the same function as the CLI."""
+
+import ast
+import tomllib
+from pathlib import Path
+
+import tractor_sim
+from tractor_sim import strategy
+
+PACKAGE = Path(tractor_sim.__file__).resolve().parent
+
+
+def _graph() -> dict[str, set[str]]:
+    """module -> the package modules it imports (at the top or inside a function)."""
+    mods = {}
+    for p in PACKAGE.rglob("*.py"):
+        parts = p.relative_to(PACKAGE.parent).with_suffix("").parts
+        mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    graph = {m: set() for m in mods}
+    for m, p in mods.items():
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tractor_sim"):
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            # the package's __init__ and a module's own parents are not edges of the layering
+            graph[m] |= {t for t in targets
+                         if t in mods and t not in (m, "tractor_sim") and not m.startswith(t + ".")}
+    return graph
+
+
+def _cycle(graph):
+    state: dict[str, int] = {}
+
+    def visit(v, path):
+        state[v] = 1
+        for w in sorted(graph[v]):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state and (found := visit(w, path + [w])):
+                return found
+        state[v] = 2
+        return None
+
+    for v in sorted(graph):
+        if v not in state and (found := visit(v, [v])):
+            return found
+    return None
+
+
+def test_no_import_cycle_in_the_package():
+    graph = _graph()
+    assert "tractor_sim.backends" not in graph["tractor_sim.engine"]  # the old engine <-> backends cycle
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph))
+
+
+def test_the_builtin_strategies_are_inside_the_package():
+    strategy.load_builtins()
+    mods = {strategy.get_strategy(d, n).module for d, n, _, _ in strategy.list_strategies()}
+    builtin = {m for m in mods if strategy.is_builtin(m)}
+    assert builtin >= {"tractor_sim.strategies.follow", "tractor_sim.strategies.lead"}
+    assert not (PACKAGE.parent / "strategies").exists()
+    find = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    assert find["include"] == ["tractor_sim*"]  # no top-level package named `strategies` is installed
+
+
+def test_run_experiment_from_python_resumes(tmp_path):
+    from tractor_sim import experiment
+    from tractor_sim.runner import run_experiment
+
+    exp = experiment.from_dict({"name": "py", "seed": 2, "count": 40, "chunk_size": 20,
+                                "matchup": [{"a": "basic", "b": "random"}]})
+    first = run_experiment(exp, tmp_path / "run", report=False)
+    assert first.deals == 80 and first.resumed == 0 and first.chunks == 4
+    again = run_experiment(exp, tmp_path / "run", report=False)
+    assert again.resumed == 4 and again.deals == 80
+    assert again.manifest["fingerprint"]["seed"] == 2
