@@ -136,7 +136,7 @@ def test_rollouts_repeat_with_the_same_streams_and_differ_with_others():
     def roll(first, n=16):
         rows = np.zeros((n, D.D_FIELDS), dtype=np.int64)
         done = D.rollouts(state._st, state._ws, enc, params, fns, np.uint64(99), first, n, work[0], work[1], rows,
-                          err)
+                          err, np.zeros((1, D.LOG_COLS), dtype=np.int64))
         assert done == n
         return rows
 
