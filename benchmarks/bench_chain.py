@@ -9,6 +9,7 @@ and prints the chain's P(A wins) and expected deals next to the observed ones
 import sys
 import time
 
+from tractor_sim import runner
 from tractor_sim import chain, engine, stats
 
 A = {"policy": "basic", "discard": "expert", "name": "expert_discard"}
@@ -19,7 +20,7 @@ def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 400
     for preset in ("standard", "russian"):
         t = time.time()
-        deals, matches = engine.simulate([(A, B)], mode="match", n=n, seed=31, rules=preset, chunk_size=100)
+        deals, matches = runner.simulate([(A, B)], mode="match", n=n, seed=31, rules=preset, chunk_size=100)
         c = chain.win_probability(deals, A["name"], B["name"], rules=preset)
         s = stats.matchup_summary(deals, matches).set_index("policy").loc[A["name"]]
         se_deals = matches["deals"].std() / (len(matches) / 2) ** 0.5  # pairs of matches: conservative

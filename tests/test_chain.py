@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from tractor_sim import runner
 from tractor_sim import chain
 from test_stats import deals_from_probs, table
 
@@ -151,7 +152,7 @@ def test_chain_predicts_simulated_matches(preset):
 
     a = {"policy": "basic", "discard": "expert", "name": "expert_discard"}
     b = {"policy": "basic", "discard": "lowest", "name": "lowest_discard"}
-    deals, matches = engine.simulate([(a, b)], mode="match", n=200, seed=5, rules=preset, chunk_size=100)
+    deals, matches = runner.simulate([(a, b)], mode="match", n=200, seed=5, rules=preset, chunk_size=100)
     c = chain.win_probability(deals, a["name"], b["name"], rules=preset, n_boot=100)
     s = stats.matchup_summary(deals, matches).set_index("policy").loc[a["name"]]
     pairs = matches.groupby("match_id")["deals"].sum() / 2  # duplicate matches share cards: one unit per pair

@@ -11,6 +11,7 @@ import json
 import numpy as np
 import pytest
 
+from tractor_sim import runner
 from tractor_sim import engine
 from tractor_sim.game import IllegalAnswer, State
 from tractor_sim.kernels import deal as D
@@ -26,7 +27,7 @@ RESULT_NAMES = {"declaring_team": "decl_team"}
 
 
 def _engine_rows(a, b, n, seed, rules=None, levels=(0, 0), team=0):
-    deals, _ = engine.simulate([(a, b)], n=n, seed=seed, rules=rules, duplicate=False, levels=levels,
+    deals, _ = runner.simulate([(a, b)], n=n, seed=seed, rules=rules, duplicate=False, levels=levels,
                                declaring_team=team)
     return deals.reset_index(drop=True)
 

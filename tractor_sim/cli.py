@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from tractor_sim.rules import CHOICES, DESCRIPTIONS, PRESETS, Rules
+from tractor_sim.rules import CHOICES, DESCRIPTIONS, PRESETS, Rules, RulesError
 
 
 class Failure(Exception):
