@@ -64,6 +64,7 @@ class Deal:
         self.state = state
         self.chosen = np.zeros(CARDS, dtype=np.int64)
         self._options = None  # the legal answers (count rows) of the pending declare/follow
+        self._mask = None  # the mask of the pending choice (observe and act both need it)
 
     def turn(self):
         return self.state.to_act()
@@ -71,11 +72,18 @@ class Deal:
     def _answers(self):
         """Count rows of the legal answers, for the decisions whose answers are enumerated (few)."""
         if self._options is None:
-            rows = [np.bincount(K.parse_cards(a), minlength=CARDS) for a in self.state.iter_legal() if a]
+            legal = self.state._follows() if self.turn().decision == "follow" else (
+                K.parse_cards(a) for a in self.state.iter_legal() if a)
+            rows = [np.bincount(ids, minlength=CARDS) for ids in legal]
             self._options = np.array(rows, dtype=np.int64).reshape(-1, CARDS)
         return self._options
 
     def mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask.copy()
+
+    def _compute_mask(self) -> np.ndarray:
         m = np.zeros(N_ACTIONS, dtype=np.int8)
         turn = self.turn()
         if turn is None:
@@ -122,6 +130,7 @@ class Deal:
             return self._answer(answer)
         if action != DONE:
             self.chosen[action] += 1
+            self._mask = None
         n = int(self.chosen.sum())
         if (action == DONE or (turn.decision == "discard" and n == KITTY)
                 or (turn.decision == "follow" and n == int(self.state._st[ST.S_LEAD_N]))):
@@ -135,7 +144,7 @@ class Deal:
     def _answer(self, answer) -> bool:
         self.state.apply(answer)
         self.chosen[:] = 0
-        self._options = None
+        self._options = self._mask = None
         return True
 
     def observe(self, seat: int, acting: bool) -> dict:
