@@ -127,3 +127,16 @@ def test_bad_arguments_are_named():
         E.TractorEnv(seat=4)
     with pytest.raises(ValueError, match="render_mode"):
         E.aec_env(render_mode="human")
+
+
+def test_the_examples_of_docs_environments_run(capsys):
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    assert len(blocks) == 2 and "EPISODES = 2000" in blocks[0]
+    for block in blocks:
+        exec(block.replace("EPISODES = 2000", "EPISODES = 5"), {})
+    out = capsys.readouterr().out
+    assert "levels gained per deal, by seat:" in out and "reward of seat 0:" in out

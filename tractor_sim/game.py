@@ -134,7 +134,9 @@ class State:
         if rec["mode"] == "match":
             key, in_match = divmod(deal_id, MAX_DEALS_PER_MATCH)
             round1 = in_match == 0
-            starter = rec["dealer"] if auction else 0 if round1 else rec["starter"]
+            if auction and "dealer" not in rec:
+                raise ValueError(f"record deal {deal_id}: a match deal under the auction needs its dealer")
+            starter = rec.get("dealer") if auction else 0 if round1 else rec["starter"]
         state = cls.new(seed=rec["seed"], deal_id=key, rules=rules, levels=rec["levels"],
                         declaring_team=rec["declaring_team"], starter=starter, round1=round1,
                         deal_in_match=in_match)
