@@ -140,3 +140,35 @@ def test_the_examples_of_docs_environments_run(capsys):
         exec(block.replace("EPISODES = 2000", "EPISODES = 5"), {})
     out = capsys.readouterr().out
     assert "levels gained per deal, by seat:" in out and "reward of seat 0:" in out
+
+
+def test_an_episode_can_start_from_a_recorded_deal():
+    """reset(options={"record": ..., "upto": n}): the recorded deal after n decisions; played on with the
+    record's own plays, a card at a time, it ends in the record's result, and the rewards follow it."""
+    from tractor_sim import record as REC
+    from tractor_sim.game import State
+    from tractor_sim.kernels import view as V
+    from tractor_sim.replay import replay
+
+    rec = replay(seed=4, deal_id=2, policies=("expert", "basic"))
+    whole = State.from_record(rec)
+    env = E.aec_env()
+    env.reset(options={"record": rec, "upto": 60})
+    assert env.deal.state.to_json() == State.from_record(rec, upto=60).to_json()
+    state = env.deal.state
+    assert state.to_act().decision in ("lead", "follow")
+    plays = [a for a in REC.actions(rec) if a["type"] == "play"]
+    done = 4 * int(state.observation(0)[V.V_META, V.M_TRICKS_DONE]) + len(state.trick())
+    for play in plays[done:]:
+        assert env.agent_selection == f"seat_{play['seat']}"
+        lead = env.deal.turn().decision == "lead"
+        for c in sorted(K.parse_cards(play["cards"])):
+            env.step(c)
+        if lead:
+            env.step(E.DONE)
+    assert env.deal.state.result() == whole.result()
+    r = whole.result()
+    up = r["decl_team"] if r["keep"] else 1 - r["decl_team"]
+    assert env.rewards == {f"seat_{s}": (r["gain"] if s % 2 == up else -r["gain"]) for s in range(4)}
+    with pytest.raises(ValueError, match="over after None decisions"):
+        env.reset(options={"record": rec})

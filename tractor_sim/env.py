@@ -160,8 +160,16 @@ class Deal:
         return [r["gain"] if s % 2 == up else -r["gain"] for s in range(SEATS)]
 
 
-def _new_deal(rng, rules, levels, declaring_team) -> Deal:
+def _new_deal(rng, options, rules, levels, declaring_team) -> Deal:
+    """A fresh deal from the seeded stream, or (``options={"record": rec, "upto": n}``) a recorded deal
+    after its first n decisions (State.from_record)."""
     seed = int(rng.integers(0, 2**63))
+    if options and "record" in options:
+        state = State.from_record(options["record"], options.get("upto"))
+        if state.over:
+            raise ValueError(f"reset: the record's deal is over after {options.get('upto')} decisions; "
+                             "give options['upto'] smaller than its number of decisions")
+        return Deal(state)
     return Deal(State.new(seed=seed, deal_id=0, rules=rules, levels=levels, declaring_team=declaring_team))
 
 
@@ -177,7 +185,8 @@ def _render(deal: Deal) -> str:
 
 class TractorAEC(AECEnv):
     """The four seats of one deal (agents seat_0..seat_3, team = seat % 2).  ``reset(seed=...)``
-    gives the same deal and, with the same actions, the same trajectory."""
+    gives the same deal and, with the same actions, the same trajectory; ``reset(options={"record":
+    rec, "upto": n})`` starts from a recorded deal after its first n decisions."""
 
     metadata = {"render_modes": ["ansi"], "name": "tractor_v0", "is_parallelizable": False}
 
@@ -201,7 +210,7 @@ class TractorAEC(AECEnv):
     def reset(self, seed=None, options=None):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.deal = _new_deal(self._rng, self.rules, self.levels, self.declaring_team)
+        self.deal = _new_deal(self._rng, options, self.rules, self.levels, self.declaring_team)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -276,7 +285,7 @@ class TractorEnv(gymnasium.Env):
 
     def reset(self, seed=None, options=None):
         super().reset(seed=seed)
-        self.deal = _new_deal(self.np_random, self.rules, self.levels, self.declaring_team)
+        self.deal = _new_deal(self.np_random, options, self.rules, self.levels, self.declaring_team)
         self._others_play()
         return self._obs(), {}
 
