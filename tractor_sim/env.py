@@ -134,7 +134,13 @@ class Deal:
         n = int(self.chosen.sum())
         if (action == DONE or (turn.decision == "discard" and n == KITTY)
                 or (turn.decision == "follow" and n == int(self.state._st[ST.S_LEAD_N]))):
-            return self._answer([K.card_str(c) for c in K.from_counts(self.chosen)])
+            try:
+                return self._answer([K.card_str(c) for c in K.from_counts(self.chosen)])
+            except IllegalAnswer:  # the engine's check is the last word: the choice stays as it was
+                if action != DONE:
+                    self.chosen[action] -= 1
+                    self._mask = None
+                raise
         return False
 
     def answer(self, answer) -> None:
