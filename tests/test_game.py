@@ -174,7 +174,10 @@ def test_every_piece_of_the_state_and_the_view_is_written():
     cases = [dict(seed=s, deal_id=s, round1=True) for s in range(4)]
     cases += [dict(seed=s, deal_id=s, rules="russian", levels=(4, 6)) for s in range(6)]
     cases += [dict(seed=s, deal_id=s, levels=(3, 8), declaring_team=1) for s in range(3)]
-    from reference_deal import RASH, register_test_policies
+    try:  # the module object the other tests use (it registers its strategies once)
+        from tests.reference_deal import RASH, register_test_policies
+    except ImportError:
+        from reference_deal import RASH, register_test_policies
 
     register_test_policies()  # a lead that throws (and fails) often
     cases += [dict(seed=s, deal_id=s) for s in range(3)] + [dict(seed=1, deal_id=5, deal_in_match=2, levels=(2, 4))]

@@ -117,7 +117,7 @@ def to_counts(cards: Iterable[int], copies: int = 2) -> np.ndarray:
 
 def from_counts(counts: np.ndarray) -> list[int]:
     """Count vector -> sorted list of ids (each repeated by its count)."""
-    return [c for c in range(N_DISTINCT) for _ in range(int(counts[c]))]
+    return np.repeat(np.arange(N_DISTINCT), np.maximum(np.asarray(counts[:N_DISTINCT], dtype=np.int64), 0)).tolist()
 
 
 def points(cards: Iterable[int]) -> int:

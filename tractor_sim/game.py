@@ -119,6 +119,62 @@ class State:
             raise ValueError(f"deal {deal_id} cannot start: {D_ERRORS.get(code, code)}")
         return state
 
+    @classmethod
+    def from_record(cls, rec: dict, upto: int | None = None) -> "State":
+        """The deal of a deal record (tractor_sim.record) with its decisions applied, the first ``upto``
+        of them (all when None): a recorded deal continues from any of its decisions.  A record that
+        does not fit the state it makes (another engine, a tampered file) raises ValueError naming
+        the decision."""
+        from tractor_sim.kernels.match import MAX_DEALS_PER_MATCH
+        from tractor_sim.record import actions
+
+        rules = as_rules(rec["rules"])
+        auction = rules.encode()[R_DECLARING] == DECLARING_AUCTION
+        deal_id, key, in_match, round1, starter = rec["deal_id"], rec["deal_id"], 0, False, None
+        if rec["mode"] == "match":
+            key, in_match = divmod(deal_id, MAX_DEALS_PER_MATCH)
+            round1 = in_match == 0
+            if auction and "dealer" not in rec:
+                raise ValueError(f"record deal {deal_id}: a match deal under the auction needs its dealer")
+            starter = rec.get("dealer") if auction else 0 if round1 else rec["starter"]
+        state = cls.new(seed=rec["seed"], deal_id=key, rules=rules, levels=rec["levels"],
+                        declaring_team=rec["declaring_team"], starter=starter, round1=round1,
+                        deal_in_match=in_match)
+        todo = actions(rec)
+        declares = [a for a in todo if a["type"] == "declare"]
+        rest = [a for a in todo if a["type"] != "declare"]
+        wanted = {"bid": "bid", "show": "show", "trump": "name", "discard": "bury", "lead": "play", "follow": "play"}
+        step = 0
+        while not state.over and (upto is None or step < upto):
+            turn = state.to_act()
+            if turn.decision == "declare":  # the record lists declarations made; every other chance passed
+                drawn = int(state._ws[0][turn.seat, V.V_META, V.M_DRAWN])
+                d = declares[0] if declares else None
+                if (d is not None and d["seat"] == turn.seat and d["drawn"] == drawn
+                        and int(state._st[ST.S_REDEALS]) == rec["redeals"]):
+                    answer = [d["card"]] * (1 if d["kind"] == "single" else PAIR)
+                    declares.pop(0)
+                else:
+                    answer = None
+            else:
+                kind = wanted[turn.step or turn.decision]
+                if not rest or rest[0]["type"] != kind or rest[0]["seat"] != turn.seat:
+                    got = f"{rest[0]['type']} by seat {rest[0]['seat']}" if rest else "nothing"
+                    raise ValueError(f"record deal {deal_id}, decision {step}: the state asks seat {turn.seat} "
+                                     f"to {kind}, the record has {got} next")
+                a = rest.pop(0)
+                answer = {"bid": a.get("bid"), "show": [a.get("card")], "name": a.get("suit")}.get(
+                    kind, a.get("cards"))
+            try:
+                state.apply(answer)
+            except IllegalAnswer as e:
+                raise ValueError(f"record deal {deal_id}, decision {step}: {e}") from None
+            step += 1
+        if upto is None and (declares or rest):
+            raise ValueError(f"record deal {deal_id}: the deal ended with {len(declares) + len(rest)} recorded "
+                             "decisions not taken")
+        return state
+
     def clone(self) -> "State":
         return State(self.rules, self._st.copy(), tuple(a.copy() for a in self._ws))
 
@@ -275,16 +331,33 @@ class State:
                     for combo in _sub_multisets(in_suit, n):
                         yield [K.card_str(c) for c in combo]
         else:
-            n = int(self._st[ST.S_LEAD_N])
-            lead = self._ws[0][0, V.V_TRICK + int(self._st[ST.S_LEADER])]
-            tt = self._table()
-            for combo in _sub_multisets(hand, n):
-                play = np.zeros(CARDS, dtype=np.int64)
-                for c in combo:
-                    play[c] += 1
-                if C.legal_follow(hand, play, lead, tt, self._enc):
-                    yield [K.card_str(c) for c in combo]
+            for combo in self._follows():
+                yield [K.card_str(c) for c in combo]
         del held
+
+    def _follows(self):
+        """The legal follows as sorted card-id lists, in legal()'s order (the hand's multisets of the
+        lead's size that the engine's check accepts).  A legal follow holds as many cards of the led
+        suit as the hand can give, so only such multisets are tried: the same list, much sooner."""
+        hand = self._hands()[int(self._st[ST.S_TO_ACT])]
+        n = int(self._st[ST.S_LEAD_N])
+        lead = self._ws[0][0, V.V_TRICK + int(self._st[ST.S_LEADER])]
+        tt = self._table()
+        suit = tt[0][int(np.flatnonzero(lead)[0])]
+        in_suit = np.where(tt[0] == suit, hand, 0)
+        m = int(in_suit.sum())
+        if m >= n:
+            combos = _sub_multisets(in_suit, n)
+        else:
+            must = [c for c in range(CARDS) for _ in range(int(in_suit[c]))]
+            combos = (sorted(must + rest) for rest in _sub_multisets(hand - in_suit, n - m))
+        play = np.zeros(CARDS, dtype=np.int64)
+        for combo in combos:
+            play[:] = 0
+            for c in combo:
+                play[c] += 1
+            if C.legal_follow(hand, play, lead, tt, self._enc):
+                yield combo
 
     def _declaration_ok(self, seat, cards):
         kind = _declaration_kind(cards)

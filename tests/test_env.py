@@ -1,0 +1,174 @@
+"""The environments (tractor_sim.env): PettingZoo's and Gymnasium's own checks, seeds, masks, rewards."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium", reason="the environments need the optional extra 'rl' (gymnasium)")
+pytest.importorskip("pettingzoo", reason="the environments need the optional extra 'rl' (pettingzoo)")
+
+from tractor_sim import cards as K  # noqa: E402
+from tractor_sim import env as E  # noqa: E402
+from tractor_sim.game import IllegalAnswer  # noqa: E402
+
+BIDDER = {"name": "bidder", "policy": "random", "bid": "random"}
+
+
+def _random_episode(env, seed, rng):
+    """Step every agent with a random allowed action; return the trajectory and the final rewards."""
+    env.reset(seed=seed)
+    trajectory, total = [], {a: 0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        total[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        trajectory.append((agent, action))
+        env.step(action)
+    return trajectory, total
+
+
+def test_pettingzoo_api_test():
+    from pettingzoo.test import api_test
+
+    api_test(E.aec_env(), num_cycles=400)
+    api_test(E.aec_env(rules="russian"), num_cycles=400)
+
+
+def test_gymnasium_check_env():
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(E.TractorEnv(seat=1, others="basic"), skip_render_check=True)
+    check_env(E.TractorEnv(seat=0, others=("basic", BIDDER), rules="russian"), skip_render_check=True)
+
+
+@pytest.mark.parametrize("rules", [None, "russian"])
+def test_same_seed_same_trajectory_and_rewards_sum_to_zero(rules):
+    env = E.aec_env(rules=rules)
+    a = _random_episode(env, 7, np.random.default_rng(0))
+    b = _random_episode(env, 7, np.random.default_rng(0))
+    c = _random_episode(env, 8, np.random.default_rng(0))
+    assert a == b and a != c
+    result = env.deal.state.result()  # of the last episode, seed 8
+    up = result["decl_team"] if result["keep"] else 1 - result["decl_team"]
+    assert c[1] == {f"seat_{s}": (result["gain"] if s % 2 == up else -result["gain"]) for s in range(4)}
+    assert sum(a[1].values()) == 0 and sum(c[1].values()) == 0
+
+
+def test_every_allowed_action_completes_to_a_legal_answer_and_others_are_refused():
+    """At each step of random deals: each allowed action, taken on a copy and followed by random allowed
+    actions, ends in an answer the state accepts (Deal.act applies it with the engine's checks: it
+    would raise); each refused action raises IllegalAnswer and changes nothing."""
+    rng = np.random.default_rng(3)
+    seen = set()
+    for rules in (None, "russian"):
+        env = E.aec_env(rules=rules)
+        env.reset(seed=11)
+        deal = env.deal
+        steps = 0
+        while not deal.state.over and steps < 400:
+            turn = deal.turn()
+            seen.add(turn.decision)
+            mask = deal.mask()
+            assert mask.any(), turn
+            for action in np.flatnonzero(mask)[:12]:
+                copy = E.Deal(deal.state.clone())
+                copy.chosen[:] = deal.chosen
+                done = copy.act(action)
+                while not done:
+                    done = copy.act(int(rng.choice(np.flatnonzero(copy.mask()))))
+            refused = np.flatnonzero(mask == 0)
+            if len(refused):
+                before = (deal.state.to_json(), deal.chosen.copy())
+                with pytest.raises(IllegalAnswer, match="is masked"):
+                    deal.act(int(refused[0]))
+                assert deal.state.to_json() == before[0] and (deal.chosen == before[1]).all()
+            deal.act(int(rng.choice(np.flatnonzero(mask))))
+            steps += 1
+    assert {"declare", "discard", "lead", "follow", "bid"} <= seen
+
+
+def test_follow_masks_are_exactly_the_legal_follows():
+    """The cards allowed first at a follow are exactly the cards of the legal follows."""
+    env = E.aec_env()
+    env.reset(seed=5)
+    deal, checked = env.deal, 0
+    rng = np.random.default_rng(1)
+    while not deal.state.over:
+        if deal.turn().decision == "follow" and not deal.chosen.any():
+            cards = {c for play in deal.state.legal(limit=100_000) for c in K.parse_cards(play)}
+            assert set(np.flatnonzero(deal.mask()[:E.CARDS])) == cards
+            checked += 1
+        deal.act(int(rng.choice(np.flatnonzero(deal.mask()))))
+    assert checked > 20
+
+
+def test_gym_env_rejects_a_masked_action_and_plays_the_others():
+    env = E.TractorEnv(seat=2, others="expert")
+    obs, _ = env.reset(seed=3)
+    refused = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs2, reward, term, trunc, info = env.step(refused)
+    assert info["illegal"] and "is masked" in info["why"] and reward == 0 and not term
+    assert (obs2["observation"] == obs["observation"]).all()
+    rng = np.random.default_rng(0)
+    total, term = 0.0, False
+    while not term:
+        obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert not info["illegal"]
+        total += reward
+    assert env.deal.state.over and total == env.deal.rewards()[2]
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="seat must be"):
+        E.TractorEnv(seat=4)
+    with pytest.raises(ValueError, match="render_mode"):
+        E.aec_env(render_mode="human")
+
+
+def test_the_examples_of_docs_environments_run(capsys):
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    assert len(blocks) == 2 and "EPISODES = 2000" in blocks[0]
+    for block in blocks:
+        exec(block.replace("EPISODES = 2000", "EPISODES = 5"), {})
+    out = capsys.readouterr().out
+    assert "levels gained per deal, by seat:" in out and "reward of seat 0:" in out
+
+
+def test_an_episode_can_start_from_a_recorded_deal():
+    """reset(options={"record": ..., "upto": n}): the recorded deal after n decisions; played on with the
+    record's own plays, a card at a time, it ends in the record's result, and the rewards follow it."""
+    from tractor_sim import record as REC
+    from tractor_sim.game import State
+    from tractor_sim.kernels import view as V
+    from tractor_sim.replay import replay
+
+    rec = replay(seed=4, deal_id=2, policies=("expert", "basic"))
+    whole = State.from_record(rec)
+    env = E.aec_env()
+    env.reset(options={"record": rec, "upto": 60})
+    assert env.deal.state.to_json() == State.from_record(rec, upto=60).to_json()
+    state = env.deal.state
+    assert state.to_act().decision in ("lead", "follow")
+    plays = [a for a in REC.actions(rec) if a["type"] == "play"]
+    done = 4 * int(state.observation(0)[V.V_META, V.M_TRICKS_DONE]) + len(state.trick())
+    for play in plays[done:]:
+        assert env.agent_selection == f"seat_{play['seat']}"
+        lead = env.deal.turn().decision == "lead"
+        for c in sorted(K.parse_cards(play["cards"])):
+            env.step(c)
+        if lead:
+            env.step(E.DONE)
+    assert env.deal.state.result() == whole.result()
+    r = whole.result()
+    up = r["decl_team"] if r["keep"] else 1 - r["decl_team"]
+    assert env.rewards == {f"seat_{s}": (r["gain"] if s % 2 == up else -r["gain"]) for s in range(4)}
+    with pytest.raises(ValueError, match="over after None decisions"):
+        env.reset(options={"record": rec})
