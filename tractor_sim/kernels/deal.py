@@ -25,14 +25,14 @@ from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.phases import (  # noqa: F401  (re-exported for the engine and tests)
     ERR_BID, ERR_DECLARE, ERR_DISCARD, ERR_FOLLOW, ERR_HEADER, ERR_LEAD, ERR_NONE, ERR_REDEALS, ERR_SIZE, ERR_STATE,
     MAX_REDEALS, P_FIRST, P_SEAT, P_SHUFFLE, P_STARTER, SRC_FLIP, SRC_JOKERS, SRC_NAMED, SRC_PAIR, SRC_SINGLE,
-    apply_bid, apply_declare, apply_discard, apply_follow, apply_lead, start,
+    apply_bid, apply_declare, apply_discard, apply_follow, apply_lead, start, to_act,
 )
 from tractor_sim.kernels.result import *  # noqa: F401,F403  (the D_* columns of a result row)
 from tractor_sim.kernels.result import D_FIELDS
 from tractor_sim.kernels.publish import TT_ROWS
 from tractor_sim.kernels.rng import stream_key
 from tractor_sim.kernels.size import CARDS, RANKS, SEATS, SUITS, TEAMS, team_of
-from tractor_sim.kernels.state import ARR_ANSWER, PH_DONE, RESULT, S_DECISION, S_PHASE, S_TO_ACT, STATE_SIZE, carve
+from tractor_sim.kernels.state import ARR_ANSWER, NO_SEAT, RESULT, STATE_SIZE, carve
 from tractor_sim.kernels.unowned import borrowed, lean_jit
 from tractor_sim.kernels.view import BID, DECISIONS, DECLARE, DISCARD, FOLLOW, LEAD, STRATEGY_TYPE, V_ROWS
 from tractor_sim.rules import R_RANK_TRUMPS_NT
@@ -75,12 +75,12 @@ def _drive(st, ws, rules, params, fns, err, log):
     views, scratch, rngs, _ = ws
     arrs = carve(st)  # once: a reshape calls numba's runtime
     answer = borrowed(arrs[ARR_ANSWER])
-    while st[S_PHASE] != PH_DONE:
-        seat = st[S_TO_ACT]
-        decision = st[S_DECISION]
+    seat, decision = to_act(st)
+    while seat != NO_SEAT:
         team = team_of(seat)
         base = team * N_DECISIONS
-        v, p, r, m = borrowed(views[seat]), borrowed(params[team, decision]), borrowed(rngs[seat]), borrowed(scratch[seat])
+        v, p = borrowed(views[seat]), borrowed(params[team, decision])
+        r, m = borrowed(rngs[seat]), borrowed(scratch[seat])
         if decision == FOLLOW:
             code = apply_follow(st, arrs, ws, rules, err, log, fns[base + FOLLOW](v, p, r, m, answer))
         elif decision == LEAD:
@@ -93,6 +93,7 @@ def _drive(st, ws, rules, params, fns, err, log):
             code = apply_bid(st, arrs, ws, rules, err, log, fns[base + BID](v, p, r, m, answer))
         if code != ERR_NONE:
             return code
+        seat, decision = to_act(st)
     return ERR_NONE
 
 
