@@ -33,8 +33,9 @@ from tractor_sim.kernels import deal as D
 from tractor_sim.kernels import phases as PH
 from tractor_sim.kernels import state as ST
 from tractor_sim.kernels import view as V
-from tractor_sim.kernels.declare import JOKER_PAIR, PAIR as KIND_PAIR, SINGLE, can_declare
-from tractor_sim.kernels.rng import randint, stream_key
+from tractor_sim.kernels.declare import JOKER_PAIR, PAIR as KIND_PAIR, SINGLE, can_declare, valid_bid
+from tractor_sim.kernels.order import TT_EFF
+from tractor_sim.kernels.match import fixed_starter
 from tractor_sim.kernels.size import CARDS, HAND, KITTY, PAIR, SEATS, SUITS, TEAMS
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING, Rules, as_rules
 
@@ -57,12 +58,9 @@ class Turn:
 
 
 def _starter_for(seed: int, deal_id: int, declaring_team: int, auction: bool) -> int:
-    """The starter the engine gives deal ``deal_id`` of a fixed-levels run (kernels.match)."""
-    st = np.zeros(1, dtype=np.uint64)
-    st[0] = stream_key(np.uint64(seed), np.int64(deal_id), np.int64(0), np.int64(PH.P_STARTER))
-    if auction:
-        return int(randint(st, SEATS))
-    return declaring_team + TEAMS * int(randint(st, SEATS // TEAMS))
+    """The starter the engine gives deal ``deal_id`` of a fixed-levels run (kernels.match.fixed_starter)."""
+    return int(fixed_starter(np.uint64(seed), np.int64(deal_id), np.int64(declaring_team), auction,
+                             np.zeros(1, dtype=np.uint64)))
 
 
 def _level(value) -> int:
@@ -307,7 +305,6 @@ class State:
             return
         seat = turn.seat
         hand = self._hands()[seat]
-        held = [c for c in range(CARDS) for _ in range(int(hand[c]))]
         if turn.decision == "declare":
             yield None
             for cards in _declaration_options(hand):
@@ -315,7 +312,7 @@ class State:
                     yield [K.card_str(c) for c in cards]
         elif turn.decision == "bid":
             if turn.step == "bid":
-                yield from range(0, V.MAX_BID + 1, 5)
+                yield from (b for b in range(V.MAX_BID + 1) if valid_bid(b))  # the engine's own check
             elif turn.step == "show":
                 yield from ([K.card_str(c)] for c in range(CARDS) if hand[c] > 0)
             else:
@@ -327,13 +324,12 @@ class State:
             tt = self._table()
             for n in range(1, HAND + KITTY + 1):
                 for suit in range(SUITS + 1):
-                    in_suit = np.where(tt[0] == suit, hand, 0)
+                    in_suit = np.where(tt[TT_EFF] == suit, hand, 0)
                     for combo in _sub_multisets(in_suit, n):
                         yield [K.card_str(c) for c in combo]
         else:
             for combo in self._follows():
                 yield [K.card_str(c) for c in combo]
-        del held
 
     def _follows(self):
         """The legal follows as sorted card-id lists, in legal()'s order (the hand's multisets of the
@@ -344,7 +340,7 @@ class State:
         lead = self._ws[0][0, V.V_TRICK + int(self._st[ST.S_LEADER])]
         tt = self._table()
         suit = tt[0][int(np.flatnonzero(lead)[0])]
-        in_suit = np.where(tt[0] == suit, hand, 0)
+        in_suit = np.where(tt[TT_EFF] == suit, hand, 0)
         m = int(in_suit.sum())
         if m >= n:
             combos = _sub_multisets(in_suit, n)
@@ -436,7 +432,7 @@ class State:
 RESULT_FIELDS = ("starter", "decl_team", "trump_rank", "trump_suit", "trump_source", "redeals", "kitty_points",
                  "trick_points", "kitty_bonus", "throw_penalty", "failed_throws", "last_winner", "opp_points", "row",
                  "keep", "gain", "next_starter", "dealer")
-D_ERRORS = {PH.ERR_DECLARE: "an illegal declaration", PH.ERR_DISCARD: "an illegal burial (KITTY cards held)",
+D_ERRORS = {PH.ERR_DECLARE: "an illegal declaration", PH.ERR_DISCARD: f"an illegal burial ({KITTY} cards held)",
             PH.ERR_LEAD: "an illegal lead (cards held, of one suit)", PH.ERR_FOLLOW: "an illegal follow",
             PH.ERR_REDEALS: "too many redeals", PH.ERR_BID: "an illegal bid", PH.ERR_STATE: "no such decision now"}
 

@@ -78,6 +78,17 @@ def _write(deals, i, deal_id, match_id, d, levels, row):
         deals[i, X_D + k] = row[k]
 
 
+@njit(cache=True)
+def fixed_starter(seed, deal_id, team, auction, st):
+    """The starter of deal ``deal_id`` at fixed levels: a seat of the declaring ``team`` drawn from the
+    deal's own stream (under the auction, any seat: the dealer, the bids decide the rest).  ``st`` is
+    a uint64[1] stream state to draw with.  tractor_sim.game starts the same deals through it."""
+    st[0] = stream_key(seed, deal_id, 0, P_STARTER)
+    if auction:
+        return randint(st, SEATS)
+    return team + TEAMS * randint(st, SEATS // TEAMS)
+
+
 @njit(CHUNK_SIG, cache=True)
 def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id):
     """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.
@@ -103,11 +114,7 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         if mode == MODE_FIXED:
             levels[0] = fixed_levels[0]
             levels[1] = fixed_levels[1]
-            st[0] = stream_key(seed, ident, 0, P_STARTER)
-            if rules[R_DECLARING] == DECLARING_AUCTION:  # the auction decides: this is the dealer
-                starter = randint(st, SEATS)
-            else:
-                starter = fixed_team + TEAMS * randint(st, SEATS // TEAMS)
+            starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
             code = play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, ws, state,
