@@ -41,10 +41,16 @@ def _run(args, input=None):
     return CliRunner().invoke(main, args, input=input, catch_exceptions=False)
 
 
+def _as_at_a_terminal():
+    """Ctrl-C as a terminal delivers it: a test runner started in the background (``make test &``, nohup,
+    some CI shells) passes SIGINT on as *ignored*, and a program rightly keeps an inherited SIG_IGN."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(args, **kw):
-    """The command in a fresh process (as a user runs it)."""
+    """The command in a fresh process (as a user runs it at a terminal)."""
     return subprocess.Popen([sys.executable, "-m", "tractor_sim.cli", *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_at_a_terminal, **kw)
 
 
 def _done(proc, timeout=600):
