@@ -359,10 +359,11 @@ def test_ctrl_c_in_process_stops_a_run(tmp_path):
     _clean(code, text, 130, "interrupted", "resume")
 
 
-def test_pool_workers_die_with_a_killed_driver(tmp_path):
+@pytest.mark.parametrize("backend", ["local", "dask"])
+def test_pool_workers_die_with_a_killed_driver(tmp_path, backend):
     exp = tmp_path / "long.toml"
     exp.write_text(TINY.replace("count = 60", "count = 400000").replace("chunk_size = 20", "chunk_size = 20000"))
-    proc = _cli(["run", exp, "--out", tmp_path / "run", "--quiet", "--workers", "2"])
+    proc = _cli(["run", exp, "--out", tmp_path / "run", "--quiet", "--workers", "2", "--backend", backend])
     workers = _wait_for_workers(proc, 2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
