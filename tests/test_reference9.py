@@ -725,3 +725,108 @@ def test_random_match_ends(players, decks, teams):
             assert b["landlord"] == a["next_starter"] and b["levels_before"] == a["levels"]
     else:
         assert last["winner_team"] is not None
+
+
+# ---------------------------------------------------------------------------
+# Properties on random tuple-rich situations (3 and 4 decks)
+
+
+def _random_suit_cards(rng, decks, trump, suit, count):
+    """``count`` cards of one effective suit, with up to ``decks`` copies of a card, copies clumped."""
+    distinct = [x for x in range(54) if r9.effective_suit(x, trump) == suit]
+    count = min(count, decks * len(distinct))
+    out = []
+    while len(out) < count:
+        x = distinct[int(rng.integers(len(distinct)))]
+        k = min(int(rng.integers(1, decks + 1)), decks - out.count(x), count - len(out))
+        out += [x] * k
+    return out
+
+
+@pytest.mark.parametrize("decks", (3, 4))
+def test_decomposition_partitions_the_cards(decks):
+    """Units hold the cards exactly; tuples are identical cards; tractor tuples are consecutive; no tractor is left."""
+    rng = np.random.default_rng(decks)
+    for _ in range(400):
+        trump = (int(rng.integers(13)), int(rng.integers(5)))
+        suit = int(rng.integers(5))
+        if not any(r9.effective_suit(x, trump) == suit for x in range(54)):
+            continue
+        cards = _random_suit_cards(rng, decks, trump, suit, int(rng.integers(1, 16)))
+        units = r9.decompose(cards, trump)
+        assert Counter(x for u in units for x in u["cards"]) == Counter(cards)
+        assert [u["type"] for u in units] == sorted((u["type"] for u in units), key=["tractor", "tuple", "single"].index)
+        for u in units:
+            m, length = r9.shape(u)
+            chunks = [u["cards"][i * m:(i + 1) * m] for i in range(length)]
+            assert all(len(set(ch)) == 1 for ch in chunks)
+            tops = [r9.position(ch[0], trump) for ch in chunks]
+            assert [a - b for a, b in zip(tops, tops[1:])] == [1] * (length - 1)
+            assert (u["type"] == "tractor") == (length >= 2) and (u["type"] == "single") == (m == 1)
+        # what is left after the tractors holds no two adjacent tuples
+        rest = [u for u in units if u["type"] == "tuple"]
+        assert not any(a["top"] - b["top"] == 1 for a in rest for b in rest)
+
+
+@pytest.mark.parametrize("decks", (3, 4))
+def test_follow_rule_is_the_lexicographic_best_and_always_possible(decks):
+    """Every n-card play of a small hand: legal (legal_follow) exactly when it answers, from the largest
+    size down, the most tuples any play can (a second statement of the rule, by brute force); and with
+    every follow_tractor option some play is legal."""
+    import itertools
+
+    rng = np.random.default_rng(10 + decks)
+    trump = H2
+    checked = Counter()
+    for _ in range(400):
+        suit = int(rng.integers(4))
+        if suit == 1:
+            continue  # hearts are trumps here
+        lead = _random_suit_cards(rng, decks, trump, suit, int(rng.integers(2, 7)))
+        hand = _random_suit_cards(rng, decks, trump, suit, int(rng.integers(len(lead), 11)))
+        hand += [c("3D") if suit != 2 else c("3C")] * int(rng.integers(0, 2))
+        n = len(lead)
+        info = r9.classify(lead, trump)
+        required = r9.required_tuples(info["units"])
+        plays = {tuple(sorted(hand[i] for i in idx)) for idx in itertools.combinations(range(len(hand)), n)}
+        in_suit = lambda p: [x for x in p if r9.effective_suit(x, trump) == suit]
+        hand_s = in_suit(hand)
+        candidates = [p for p in plays if len(in_suit(p)) == min(n, len(hand_s))]
+        vector = lambda p: [r9.owed_tuples(in_suit(p), required)[m] for m in sorted(r9.owed_tuples([], required), reverse=True)]
+        best = max(vector(p) for p in candidates)
+        for p in plays:
+            expected = p in candidates and vector(p) == best
+            assert r9.legal_follow(hand, lead, list(p), trump) == expected, (hand, lead, p)
+            checked[expected] += 1
+            checked["fewer tuples than possible"] += p in candidates and not expected
+        for mode in ("tractor", "shape_first"):
+            assert any(r9.legal_follow(hand, lead, list(p), trump, {"follow_tractor": mode}) for p in candidates)
+    assert checked[True] > 500 and checked["fewer tuples than possible"] > 500, checked
+
+
+def test_the_reference_stands_alone():
+    """reference9 and its deal player import from the package only the card helpers (no kernel, no
+    rules module, not tests/reference.py): the kernels are to be checked against them."""
+    import ast
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    for name in ("reference9.py", "reference9_deal.py"):
+        tree = ast.parse((here / name).read_text())
+        modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        modules |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+        package = {m for m in modules if m.startswith("tractor_sim")}
+        assert package == {"tractor_sim.cards"}, (name, package)
+        assert not any(m in ("reference", "tests.reference") for m in modules), (name, modules)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players, decks, teams", DEAL_GAMES)
+def test_many_random_deals(players, decks, teams):
+    """-m slow: 300 deals per game size and follow option, with the counts of what happened (-s)."""
+    game = r9.Game(players, decks, teams)
+    stats = Counter()
+    for seed in range(100):
+        for mode in ("none", "tractor", "shape_first"):
+            rd.play_deal(game, 10_000 + seed, {"follow_tractor": mode}, stats=stats, clump=0.3)
+    print(players, decks, teams, dict(sorted(stats.items())))
