@@ -1,8 +1,8 @@
 """Independent pure-Python reference of RULES.md section 9 (more players, more decks, Finding Friends).
 
 The ground truth the generalized kernels will be checked against.  Written
-from ``shared/RULES.md`` (sections 1-9) and ``docs/decisions.md`` (the
-section "More decks and more players (RULES.md section 9)"), on plain lists
+from ``shared/RULES.md`` (sections 1-9) and ``docs/decisions.md`` (its last
+section, "More decks, more players, Finding Friends", decisions 9.1-9.11), on plain lists
 of distinct-card ids (``tractor_sim.cards``: ``suit * 13 + rank``, 52 = BJ,
 53 = RJ; with ``D`` decks every id may appear ``D`` times).  From the package
 it uses only the card naming helpers that ``tests/reference.py`` uses; it
@@ -239,7 +239,7 @@ def _runs(sorted_positions):
 def decompose(cards, trump, rules=None):
     """Tractors (largest tuple size, then longest, then highest), then tuples (largest first), then singles.
 
-    Greedy, as decisions.md section 9 says: repeatedly take, over every
+    Greedy, as decisions.md 9.2 says: repeatedly take, over every
     tuple size ``m``, the longest run of consecutive positions that each
     still hold ``m`` identical cards; the best run is the one with the
     largest ``m``, then the longest, then the highest top.  At a position
@@ -370,7 +370,7 @@ def check_throw(lead, hands, leader, declarers, trump, rules=None):
 
 
 # ---------------------------------------------------------------------------
-# Following (section 9, "Following"; the counting is decisions.md section 9, decision 3)
+# Following (section 9, "Following"; the counting is decisions.md 9.3, the tractor option 9.4)
 
 
 def _is_submultiset(part, whole):
@@ -709,7 +709,7 @@ def overrides(new, old, decks, rules=None):
     beat a suit; a suit never beats a suit (``pair_override = suit_order``:
     a higher suit, S > H > D > C, beats a lower one at counts of 2 or more).
     With 2 decks red jokers beat black jokers only with
-    ``joker_pair_override`` (section 2 unchanged at D = 2; decisions.md).
+    ``joker_pair_override`` (section 2 unchanged at D = 2; decisions.md 9.8).
     """
     (k, card), (k0, card0) = new, old
     if k != k0:
