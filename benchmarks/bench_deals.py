@@ -20,14 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-COLD = """
-import time, sys
-t = time.perf_counter()
-from tractor_sim.runner import simulate
-simulate([("basic", "basic")], n=1, duplicate=False)
-print(time.perf_counter() - t)
-"""
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def _child_seconds(code: str, env_extra: dict | None = None) -> float:
@@ -37,18 +30,23 @@ def _child_seconds(code: str, env_extra: dict | None = None) -> float:
 
 
 def compile_times() -> dict:
-    """Cold: an empty numba cache; warm: a second process that hits the cache."""
+    """Cold: an empty numba cache; warm: a second process that hits the cache.  The child is
+    bench_compile.py's (which also breaks the cold start down by function)."""
     import shutil
     import tempfile
 
+    from bench_compile import first_result
+
     cache = tempfile.mkdtemp(prefix="tractor-numba-cache-")
     try:
-        env = {"NUMBA_CACHE_DIR": cache}
-        cold = _child_seconds(COLD, env)
-        warm = _child_seconds(COLD, env)
+        cold = first_result(cache)
+        warm = first_result(cache)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    return {"cold_compile_to_first_result_s": round(cold, 2), "warm_start_to_first_result_s": round(warm, 2)}
+    return {"cold_start_to_first_result_cpu_s": round(cold[0], 2),
+            "cold_start_to_first_result_wall_s": round(cold[1], 2),
+            "warm_start_to_first_result_cpu_s": round(warm[0], 2),
+            "warm_start_to_first_result_wall_s": round(warm[1], 2)}
 
 
 def rate(policy: str, n: int, repeats: int, mode: str = "fixed") -> tuple[float, float]:

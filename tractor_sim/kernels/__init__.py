@@ -7,7 +7,9 @@ ints, so it compiles once, caches across processes and runs unchanged under
 Numba checks a cached function against its own source file only, not the
 files of the functions it calls, so an edit to combos.py would leave a stale
 compiled deal kernel in the cache.  On import we therefore hash all kernel
-sources and drop this package's cache files when the hash changes.
+sources and drop this package's cache files when the hash changes.  Then
+numba's compile is made faster (kernels.unowned.faster_compiles) before any
+kernel, strategy or helper is compiled.
 """
 
 import hashlib
@@ -36,3 +38,7 @@ def _refresh_cache() -> None:
 
 
 _refresh_cache()
+
+from tractor_sim.kernels.unowned import faster_compiles  # noqa: E402  (numba's compile, patched before any kernel)
+
+faster_compiles()

@@ -20,6 +20,7 @@ from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.scoring import match_winner
 from tractor_sim.kernels.size import SEATS, TEAMS
 from tractor_sim.kernels.state import STATE_SIZE
+from tractor_sim.kernels.unowned import lazy_jit
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING
 
 ROW = Layout("chunk deal row", [
@@ -89,7 +90,7 @@ def fixed_starter(seed, deal_id, team, auction, st):
     return team + TEAMS * randint(st, SEATS // TEAMS)
 
 
-@njit(CHUNK_SIG, cache=True)
+@lazy_jit(CHUNK_SIG)
 def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id):
     """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.
 

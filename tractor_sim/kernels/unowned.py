@@ -23,12 +23,20 @@ Both are numba intrinsics (without reference counting numba refuses a
 function that returns an array it did not get as an argument, and a stack
 array must land in the caller's frame), so from Python they work only
 under NUMBA_DISABLE_JIT.
+
+The second part is compile time (``faster_compiles``, ``lazy_signature``):
+numba's inliner without its quadratic copies, no literal specializations of
+this package's functions, and declared signatures compiled at first use.
 """
 
+import copy
+
 import numpy as np
-from llvmlite import ir
-from numba.core import cgutils, config, types
+from llvmlite import ir as llvm_ir
 from numba import njit
+from numba.core import cgutils, config, ir, types
+from numba.core.dispatcher import Dispatcher
+from numba.core.inline_closurecall import InlineWorker
 from numba.extending import intrinsic
 
 ITEMSIZE = np.dtype(np.int64).itemsize  # bytes of one int64 cell
@@ -42,11 +50,12 @@ def _on_stack(typingctx, n):
     arr = types.Array(types.int64, 1, "C")
 
     def codegen(context, builder, sig, args):
-        data = cgutils.alloca_once(builder, ir.IntType(64), size=size)  # in the entry block: one per call site
+        data = cgutils.alloca_once(builder, llvm_ir.IntType(64), size=size)  # in the entry block: one per call site
         out = context.make_array(arr)(context, builder)
         intp = context.get_value_type(types.intp)
-        context.populate_array(out, data=data, shape=[ir.Constant(intp, size)], strides=[ir.Constant(intp, ITEMSIZE)],
-                               itemsize=ir.Constant(intp, ITEMSIZE), meminfo=None, parent=None)
+        context.populate_array(out, data=data, shape=[llvm_ir.Constant(intp, size)],
+                               strides=[llvm_ir.Constant(intp, ITEMSIZE)], itemsize=llvm_ir.Constant(intp, ITEMSIZE),
+                               meminfo=None, parent=None)
         return out._getvalue()
 
     return arr(n), codegen
@@ -83,5 +92,107 @@ def lean_jit(*signature, **options):
     """``njit(cache=True)`` without reference counting (numba's private ``_nrt=False``), for kernels
     that allocate nothing: the deal's drivers and its once-a-deal phases.  Passing arrays between
     such functions then costs no counting calls.  The one place the option is spelled for the
-    kernels (strategy.py compiles lean strategies with it too)."""
-    return njit(*signature, cache=True, _nrt=False, **options)
+    kernels (strategy.py compiles lean strategies with it too).  A signature is compiled at the
+    first call, not at import (``lazy_signature``)."""
+    if not signature:
+        return njit(cache=True, _nrt=False, **options)
+    (sig,) = signature
+    return lambda fn: lazy_signature(njit(cache=True, _nrt=False, **options)(fn), sig)
+
+
+# ------------------------------------------------------------------ compile time
+#
+# Three changes to how numba compiles, measured by benchmarks/bench_compile.py (per-function
+# compile time from numba's event API).  The inliner's gives the same LLVM IR byte for byte (the
+# smart follow strategy, checked); without literal specializations a helper gets the code numba
+# compiles for it anyway when a call passes a variable.  Results are identical (pinned digests)
+# and the speed within noise (benchmarks/ab.py; figures in the commit that brought them).
+
+_INLINING = [False]  # True while inline_function hands a callee's fresh IR to inline_ir
+COPY_PROTOCOL = 4  # the pickle protocol copy.deepcopy reduces objects with
+
+
+def _block_deepcopy(self, memo):
+    """ir.Block's deepcopy: the block itself while a callee's fresh IR is inlined, else a copy as
+    ``copy.deepcopy`` would make."""
+    if _INLINING[0]:
+        return self
+    return copy._reconstruct(self, memo, *self.__reduce_ex__(COPY_PROTOCOL))
+
+
+def _inline_function(self, caller_ir, block, i, function, arg_typs=None):
+    """numba's InlineWorker.inline_function (the inliner of ``inline='always'``) without the two
+    deep copies of the callee's IR that inline_ir makes: one guards an IR that nobody else holds
+    (run_untyped_passes built it for this call), the other is returned and thrown away by the one
+    caller, InlineInlinables.  Each copy deep-copies the callee's whole scope once per block, so
+    their cost grows with the square of the inlined code: the smart follow strategy compiled in
+    18 s of CPU with them, 8 s without; the driver (play_from, without its callees) 18 s, 10 s."""
+    callee_ir = self.run_untyped_passes(function)
+    freevars = function.__code__.co_freevars
+    _INLINING[0] = True
+    try:
+        return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+    finally:
+        _INLINING[0] = False
+
+
+_PACKAGE = __name__.split(".")[0] + "."
+_plain_call_template = Dispatcher.get_call_template
+
+
+def _call_template(self, args, kws):
+    """Dispatcher.get_call_template with literal argument types made plain for this package's
+    functions.  numba types a call from compiled code with the constants' literal types and
+    compiles a specialization for each combination (events.log_event 15 times, a second whole
+    play_deal for the zeros a match starts from, before type inference settles on int64); the
+    functions here gain nothing from it: what is hot is inlined, which keeps the constants."""
+    if getattr(self.py_func, "__module__", "").startswith(_PACKAGE):
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+    return _plain_call_template(self, args, kws)
+
+
+def faster_compiles() -> None:
+    """Install the changes above (kernels/__init__.py calls it before any kernel is compiled).
+    A numba without these internals (the pinned range has them) keeps its own, only slower."""
+    if not (hasattr(InlineWorker, "inline_function") and hasattr(InlineWorker, "run_untyped_passes")):
+        return
+    if ir.Block.__dict__.get("__deepcopy__") is not _block_deepcopy:
+        ir.Block.__deepcopy__ = _block_deepcopy
+        InlineWorker.inline_function = _inline_function
+        Dispatcher.get_call_template = _call_template
+
+
+def lazy_signature(dispatcher, signature):
+    """``dispatcher`` compiled for ``signature`` (only) at its first call, from Python or from
+    compiled code, instead of when its module is imported as ``njit(signature)`` does.
+
+    A declared signature is what lets Python pass a tuple of compiled strategies as first-class
+    functions (one compile for every matchup); compiled at import, it made ``import
+    tractor_sim.engine`` compile the whole deal kernel, and the rollout driver that a run of
+    the engine never calls (2 s, and the copy of the driver linked into it)."""
+    if not hasattr(dispatcher, "disable_compile"):  # NUMBA_DISABLE_JIT: a plain function
+        return dispatcher
+    key = tuple(signature.args)
+
+    def ready():
+        if dispatcher._can_compile:
+            dispatcher.compile(signature)
+            dispatcher.disable_compile()
+
+    def get_call_template(args, kws):  # typing a call from compiled code
+        ready()
+        return type(dispatcher).get_call_template(dispatcher, args, kws)
+
+    def compile_for_args(*args, **kws):  # a call from Python that matched no compiled signature
+        ready()
+        return dispatcher.overloads[key].entry_point
+
+    dispatcher.get_call_template = get_call_template
+    dispatcher._compile_for_args = compile_for_args
+    return dispatcher
+
+
+def lazy_jit(signature, **options):
+    """``njit(signature, cache=True)`` compiled at the first call (``lazy_signature``)."""
+    return lambda fn: lazy_signature(njit(cache=True, **options)(fn), signature)

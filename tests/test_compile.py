@@ -1,0 +1,76 @@
+"""What keeps a cold start short (kernels.unowned): lazy signatures, no literal specializations,
+numba's inliner without its copies.  Times are measured by benchmarks/bench_compile.py, not here."""
+
+import copy
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from numba.core import ir, types
+from numba.core import config as numba_config
+
+from tractor_sim import engine
+from tractor_sim.kernels import events, match as M
+from tractor_sim.rules import Rules
+
+jit_only = pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled dispatchers only")
+
+
+@jit_only
+def test_importing_the_engine_compiles_nothing():
+    code = ("import tractor_sim.engine\n"
+            "from tractor_sim.kernels import deal, match\n"
+            "print(len(deal.rollouts.signatures), len(deal.play_from.signatures), len(match.play_chunk.signatures))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["0", "0", "0"]
+
+
+@jit_only
+def test_one_chunk_kernel_for_every_matchup():
+    rules = Rules().to_dict()
+    for a, b in (("basic", "random"), ("expert", "basic")):
+        engine.run_chunk(engine.ChunkSpec("t", (a, b), (a, b), 0, "fixed", 0, 2, 1, rules))
+    assert M.play_chunk.signatures == [M.CHUNK_SIG.args]
+    assert not M.play_chunk._can_compile  # a new strategy tuple converts, it does not compile again
+
+
+@jit_only
+def test_a_literal_argument_does_not_make_a_new_specialization():
+    log = types.int64[:, ::1]
+    vec = types.int64[::1]
+    _, _, args, _ = events.log_event.get_call_template(
+        (log, types.literal(3), types.int64, types.literal(0), types.int64, vec), {})
+    assert not any(isinstance(t, types.Literal) for t in args)
+    assert all(not isinstance(t, types.Literal) for sig in events.log_event.signatures for t in sig)
+
+
+def test_blocks_are_deep_copied_outside_the_inliner():
+    scope = ir.Scope(None, ir.Loc("f", 1))
+    block = ir.Block(scope, ir.Loc("f", 1))
+    block.append(ir.Assign(ir.Const(1, ir.Loc("f", 1)), scope.redefine("x", ir.Loc("f", 1)), ir.Loc("f", 1)))
+    other = copy.deepcopy(block)
+    assert other is not block and other.body[0] is not block.body[0]
+    assert other.body[0].target.name == block.body[0].target.name
+
+
+@jit_only
+def test_an_inlined_helper_still_computes_the_same():
+    from numba import njit
+
+    @njit(inline='always')
+    def helper(a, k):
+        s = 0
+        for i in range(a.shape[0]):
+            if a[i] > k:
+                s += a[i]
+        return s
+
+    @njit
+    def twice(a):
+        return helper(a, 1) + 10 * helper(a, 2)
+
+    a = np.arange(5, dtype=np.int64)
+    assert twice(a) == twice.py_func(a) == (2 + 3 + 4) + 10 * (3 + 4)
