@@ -70,7 +70,7 @@ def is_search(spec) -> bool:
     """Whether a policy spec names a search (a name ``search``/``oracle``[:..] or a table with that policy)."""
     if isinstance(spec, str):
         return spec.split(":", 1)[0] in KINDS
-    return isinstance(spec, dict) and spec.get("policy") in KINDS
+    return isinstance(spec, dict) and isinstance(spec.get("policy"), str) and is_search(spec["policy"])
 
 
 def _whole(value, what: str, low: int, high: int) -> int:
@@ -84,22 +84,27 @@ def _whole(value, what: str, low: int, high: int) -> int:
     return int(value)
 
 
+def _from_name(name: str) -> dict:
+    """The fields a name such as ``search:expert:32`` sets."""
+    parts = name.split(":")
+    if len(parts) > 4 or any(not p for p in parts):
+        raise SearchSpecError(f"policy {name!r}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
+                              f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
+    return dict(zip(("policy", "base", "worlds", "rollouts"), parts))
+
+
 def parse(spec) -> tuple[object, SearchSettings, str]:
     """(the base policy spec, the settings, a display name) of a search spec (``is_search``)."""
     from tractor_sim.kernels import candidates as KC
     from tractor_sim.kernels import search as KS
 
     if isinstance(spec, str):
-        parts = spec.split(":")
-        if len(parts) > 4 or any(not p for p in parts):
-            raise SearchSpecError(f"policy {spec!r}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
-                                  f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
-        table = dict(zip(("policy", "base", "worlds", "rollouts"), parts))
+        table = _from_name(spec)
     else:
-        table = dict(spec)
-        for key in table:
+        for key in spec:
             if key not in TABLE_KEYS:
                 raise SearchSpecError(f"search policy: unknown key {key!r}; expected {', '.join(TABLE_KEYS)}")
+        table = {**_from_name(spec["policy"]), **{k: v for k, v in spec.items() if k != "policy"}}
     kind = table["policy"]
     where = f"policy {kind!r}"
     base = table.get("base", DEFAULT_BASE)
