@@ -204,6 +204,11 @@ def strategies(modules):
     for _, name, table, desc in S.list_policies():
         parts = ", ".join(f"{k}={v}" for k, v in table.items())
         click.echo(f"  {name:16s} {parts}\n  {'':16s} {desc}")
+    click.echo("Search policies (docs/search.md):\n"
+               "  search:BASE:WORLDS[:ROLLOUTS]  rolls out each candidate play in worlds sampled from the seat's "
+               "knowledge (default search = search:expert:32)\n"
+               "  oracle:BASE:WORLDS[:ROLLOUTS]  the same in the true deal: it sees every hand (cheating, an upper "
+               "bound)")
 
 
 def _load_strategies(modules):
