@@ -159,6 +159,20 @@ def test_every_candidate_sees_the_same_worlds_and_streams():
     assert np.array_equal(alone[0], values[1])  # and the same value as on its own
 
 
+def test_the_search_leaves_the_base_answer_only_for_a_clear_gain():
+    values = np.zeros((KC.MAX_CANDIDATES, KS.CV_FIELDS))
+    worlds = 16
+    values[:3, KS.CV_N] = values[:3, KS.CV_WORLDS] = worlds
+    gains = {1: np.array([7.0, -5.0] * 8), 2: np.array([0.5, 0.5] * 8)}  # 1: a higher mean, mostly noise
+    for c, g in gains.items():
+        values[c, KS.CV_GAIN], values[c, KS.CV_GAIN2] = g.sum(), (g * g).sum()
+        values[c, KS.CV_LEVELS] = g.sum()
+    assert KS.best_candidate(values, 3) == 1  # the best mean (what analyze compares with)
+    assert KS.chosen_candidate(values, 3) == 2  # the play: the highest lower bound above 0
+    values[2, KS.CV_GAIN] = values[2, KS.CV_LEVELS] = 0.0
+    assert KS.chosen_candidate(values, 3) == 0  # no clear gain: the base policy's answer
+
+
 def test_candidates_are_legal_and_distinct():
     for seed, decision in [(1, LEAD), (2, FOLLOW), (3, LEAD), (4, FOLLOW)]:
         state, seat = _state_at(seed, 0, decision, min_trick=seed)

@@ -52,6 +52,9 @@ VALUE = Layout("candidate value", [
     ("CV_POINTS", 1, "its points (the opponents' total, signed for it), summed"),
     ("CV_N", 1, "rollouts played"),
     ("CV_BAD", 1, "1 when the candidate was refused in some world (never chosen)"),
+    ("CV_GAIN", 1, "its world totals minus the base policy's answer's in the same world, summed over worlds"),
+    ("CV_GAIN2", 1, "the squares of those differences, summed"),
+    ("CV_WORLDS", 1, "worlds"),
 ])
 globals().update(VALUE.constants())
 CV_FIELDS = VALUE.size
@@ -59,6 +62,7 @@ CV_FIELDS = VALUE.size
 WORLD_TRUE = 0  # the true deal, copied: the omniscient reference (it sees every hand)
 WORLD_SAMPLED = 1  # a deal sampled from the seat's knowledge (kernels.sampler)
 POINTS_PER_LEVEL = 100_000.0  # the points' weight in a candidate's value: a tie-break
+DEVIATE_Z = 1.0  # the search leaves the base policy's answer only for a gain this many standard errors above 0
 MAX_WORLDS = 4096  # worlds per decision, at most (the stream keys leave room for these)
 MAX_ROLLOUTS = 256  # rollouts per world, at most
 P_SEARCH = 1 << 40  # stream purposes of the search: above every purpose of the deal itself
@@ -139,10 +143,12 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
     for w in range(worlds):
         if not make_world(st, ws, seat, source, w, wst, wws):
             return -1
+        base_total = 0.0  # the base policy's answer's total in this world (candidate 0 comes first)
         for c in range(ncand):
             k = 0
             for d in range(CARDS):
                 k += cands[c, d]
+            total = 0.0
             for r in range(rollouts):
                 _restore(rst, rws, wst, wws)
                 for s in range(SEATS):
@@ -160,6 +166,13 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
                 values[c, CV_LEVELS] += levels
                 values[c, CV_POINTS] += points
                 values[c, CV_N] += 1.0
+                total += levels + points / POINTS_PER_LEVEL
+            if c == 0:
+                base_total = total
+            gain = total - base_total
+            values[c, CV_GAIN] += gain
+            values[c, CV_GAIN2] += gain * gain
+            values[c, CV_WORLDS] += 1.0
     return played
 
 
@@ -174,7 +187,8 @@ def value_of(values, c):
 
 @njit(cache=True)
 def best_candidate(values, ncand):
-    """The candidate with the highest value; ties go to the earlier (the base policy's answer first)."""
+    """The candidate with the highest value; ties go to the earlier (the base policy's answer first).
+    What the analysis compares the policy's play with."""
     best = 0
     best_value = value_of(values, 0)
     for c in range(1, ncand):
@@ -183,3 +197,27 @@ def best_candidate(values, ncand):
             best = c
             best_value = v
     return best
+
+
+@njit(cache=True)
+def chosen_candidate(values, ncand):
+    """The play the search makes: the candidate whose gain over the base policy's answer (paired by
+    world: common random numbers) has the highest lower bound, mean - DEVIATE_Z standard errors, if
+    that bound is above 0; else the base policy's answer.  With few worlds the best mean is mostly
+    the luckiest candidate (the winner's curse): measured, taking it made the search weaker than its
+    base below 16 worlds (docs/search.md)."""
+    chosen = 0
+    best_bound = 0.0
+    for c in range(1, ncand):
+        n = values[c, CV_WORLDS]
+        if values[c, CV_BAD] != 0.0 or values[0, CV_BAD] != 0.0 or n == 0.0:
+            continue
+        mean = values[c, CV_GAIN] / n
+        spread = 0.0  # one world: no measure of the noise; the best mean is taken
+        if n > 1.0:
+            spread = np.sqrt(max(0.0, values[c, CV_GAIN2] - n * mean * mean) / (n - 1.0) / n)
+        bound = mean - DEVIATE_Z * spread
+        if bound > best_bound:
+            chosen = c
+            best_bound = bound
+    return chosen

@@ -33,7 +33,7 @@ from tractor_sim.kernels.result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STA
 from tractor_sim.kernels.scoring import match_winner
 from tractor_sim.kernels.search import (
     CV_FIELDS, CV_LEVELS, CV_N, CV_POINTS, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS, SS_SOURCE, SS_WORLDS,
-    WORLD_TRUE, apply_answer, best_candidate, evaluate, list_candidates,
+    WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
 )
 from tractor_sim.kernels.candidates import MAX_CANDIDATES
 from tractor_sim.kernels.size import CARDS, TEAMS, team_of
@@ -130,11 +130,12 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         return -1
     counters[C_DECISIONS] += 1
     counters[C_ROLLOUTS] += played
-    best = best_candidate(values, ncand)
     if not recording:
+        chosen = chosen_candidate(values, ncand)
         for c in range(CARDS):
-            st[ANSWER + c] = cands[best, c]
+            st[ANSWER + c] = cands[chosen, c]
         return ERR_NONE
+    best = best_candidate(values, ncand)
     records[row, AR_ROLLOUTS] = worlds * rollouts
     _record_values(records[row], values, best, AR_CHOSEN_LEVELS, AR_CHOSEN_POINTS, AR_BEST_LEVELS, AR_BEST_POINTS,
                    AR_BEST)
