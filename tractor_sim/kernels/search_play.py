@@ -213,7 +213,8 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
     levels = np.zeros(TEAMS, dtype=np.int64)
     st = np.zeros(1, dtype=np.uint64)
     nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
-    roll_params = np.zeros((TEAMS, TEAMS, params.shape[1], params.shape[2]), dtype=np.float64)
+    _, n_decisions, n_params = params.shape
+    roll_params = np.zeros((TEAMS, TEAMS, n_decisions, n_params), dtype=np.float64)
     for t in range(TEAMS):
         for u in range(TEAMS):
             roll_params[t, u] = params[t]
