@@ -381,6 +381,22 @@ class State:
         ret = pols[0].functions[d](views[turn.seat], params[0, d], rngs[turn.seat], scratch[turn.seat], out)
         return _decode(turn, int(ret), out)
 
+    # ---------------------------------------------------------------- worlds a seat cannot tell apart
+    def sample_world(self, seat: int, rng_seed: int) -> "State":
+        """A world for ``seat``: this deal with the cards the seat cannot see (the other hands; the kitty
+        unless it buried it) dealt again, uniformly among the deals consistent with what it knows, and
+        ready to be played on (kernels.sampler: what it reads, why it is exact).  Worlds exist from the
+        kitty exchange until the deal is over; ValueError outside."""
+        from tractor_sim.kernels import sampler as SM
+
+        if seat not in range(SEATS):
+            raise ValueError(f"seat must be 0..{SEATS - 1}, got {seat}")
+        world, wws = D.new_state(), D.new_workspace(self._enc)
+        rng = np.array([int(rng_seed) % 2**64], dtype=np.uint64)
+        if SM.sample_world(self._st, self._ws, seat, SM.new_work(), rng, world, wws) == 0:
+            raise ValueError("no world to sample: worlds exist from the kitty exchange until the deal is over")
+        return State(self.rules, world, wws)
+
     # ---------------------------------------------------------------- to the end
     def play_out(self, policy_a="basic", policy_b="basic", modules=()) -> dict:
         """Play the deal to its end with two registered policies (team 0's and team 1's), compiled;
