@@ -349,7 +349,8 @@ CHECKED = Counter()
 @pytest.mark.parametrize("rules_name", list(RULE_SETS))
 def test_no_world_contradicts_the_record_and_every_world_plays_out(rules_name):
     rules = RULE_SETS[rules_name]
-    states = states_of(rules, range(12), _policies_for(rules_name), every=7, seed=17 + list(RULE_SETS).index(rules_name))
+    seed = 17 + list(RULE_SETS).index(rules_name)
+    states = states_of(rules, range(12), _policies_for(rules_name), every=7, seed=seed)
     enc = states[0]._enc
     work = SM.new_work()
     world, wws = D.new_state(), D.new_workspace(enc)
@@ -560,3 +561,19 @@ def test_knowledge_equals_a_recount_from_the_event_log(case):
         assert seen["failed throw"]
     if case == "kitty_turned_up":
         assert seen["kitty turned up"]
+
+
+def test_state_sample_world_from_python():
+    state = State.new(seed=8, deal_id=1)
+    with pytest.raises(ValueError, match="kitty exchange"):
+        state.sample_world(0, 1)  # the draw: no world yet
+    while state._st[ST.S_PHASE] != ST.PH_FOLLOW or state._st[ST.S_TRICK] < 6:
+        _step(state, ("basic", "basic"))
+    seat = state.to_act().seat
+    a, b, c = state.sample_world(seat, 5), state.sample_world(seat, 5), state.sample_world(seat, 6)
+    assert (a._st == b._st).all() and not (a._st == c._st).all()
+    assert a.to_act() == state.to_act() and a.hand(seat) == state.hand(seat)
+    assert (a.observation(seat) == state.observation(seat)).all()  # the seat cannot tell them apart
+    consistent_world(state, seat, a._st, a._ws)
+    a.play_out("expert", "basic")
+    assert a.over and not state.over

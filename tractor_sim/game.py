@@ -40,7 +40,7 @@ from tractor_sim.kernels.size import CARDS, HAND, KITTY, PAIR, SEATS, SUITS, TEA
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING, Rules, as_rules
 
 FORMAT = "tractor-sim-state"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the deal state holds the public knowledge (kernels.knowledge)
 DECISION_NAMES = V.DECISIONS
 
 

@@ -32,11 +32,10 @@ blocker's: strategies cannot read them; the sampler can.
 from numba import njit
 
 from tractor_sim.kernels.combos import pairs_by_position
-from tractor_sim.kernels.order import MAX_POS, META_NCARDS, TT_EFF, TT_POS, TT_SUIT, TT_META
-from tractor_sim.kernels.size import CARDS, EFF_SUITS, PAIR, PAIR_SHIFT, RANKS, BJ
+from tractor_sim.kernels.order import MAX_POS, META_NCARDS, TT_POS, TT_SUIT, TT_META
+from tractor_sim.kernels.size import BJ, CARDS, EFF_SUITS, PAIR, RANKS, SEATS
 from tractor_sim.kernels.state import K_NOPAIR, K_PLAYED, K_SHOWN, K_VOID
 from tractor_sim.kernels.unowned import stack_array
-from tractor_sim.kernels.size import SEATS
 
 K_END = K_NOPAIR + SEATS * EFF_SUITS  # the knowledge pieces lie together, K_PLAYED .. K_END
 
@@ -53,7 +52,8 @@ def played(st, seat, c, x):
     """Seat played x copies of card c."""
     st[K_PLAYED + seat * CARDS + c] += x
     i = K_SHOWN + seat * CARDS + c
-    st[i] = max(st[i] - x, 0)
+    if st[i] != 0:  # seldom: a load, not a store, for every card played
+        st[i] = max(st[i] - x, 0)
 
 
 @njit(cache=True, inline='always')
@@ -64,20 +64,15 @@ def shown(st, seat, c, x):
 
 
 @njit(cache=True, inline='always')
-def followed(st, seat, lead_suit, lead_n, lead_pairs, ids, cnts, i, k, tt):
-    """Seat followed a lead of ``lead_n`` cards, ``lead_pairs`` pairs, in effective suit
-    ``lead_suit`` with card list i (ids/cnts rows, k cards): a void or a missing pair shows."""
-    n_suit = 0
-    pairs = 0
-    for j in range(k):
-        if tt[TT_EFF, ids[i, j]] == lead_suit:
-            x = cnts[i, j]
-            n_suit += x
-            pairs += x >> PAIR_SHIFT
-    if n_suit < lead_n:
+def followed(st, seat, lead_suit, held, held_pairs, lead_n, lead_pairs):
+    """Seat, holding ``held`` cards (``held_pairs`` pairs) of the led effective suit, follows a lead of
+    ``lead_n`` cards, ``lead_pairs`` pairs.  The follow rule makes it play min(held, lead_n) cards and
+    min(held_pairs, lead_pairs) pairs of the suit, so what it holds shows when it is less than the lead:
+    all of it goes (a void), or all its pairs (no pair left: each card played x // 2 pairs as held)."""
+    if held < lead_n:
         st[K_VOID + seat * EFF_SUITS + lead_suit] = 1
         st[K_NOPAIR + seat * EFF_SUITS + lead_suit] = 1
-    elif pairs < lead_pairs:
+    elif held_pairs < lead_pairs:
         st[K_NOPAIR + seat * EFF_SUITS + lead_suit] = 1
 
 

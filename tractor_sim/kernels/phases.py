@@ -710,7 +710,8 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
     if k < 0 or not _follow_ok(hands, seat, held, hpairs, pid, pcnt, i, k, out, lead_suit, st[S_LEAD_N],
                                st[S_LEAD_PAIRS], kind, lead_units, nu, tt, rules):
         return fail(err, ERR_FOLLOW, seat, FOLLOW, st[S_TRICK], st[S_REDEALS], hands[seat], out)
-    K.followed(st, seat, lead_suit, st[S_LEAD_N], st[S_LEAD_PAIRS], pid, pcnt, i, k, tt)
+    K.followed(st, seat, lead_suit, held[seat, lead_suit], hpairs[seat, lead_suit], st[S_LEAD_N],
+               st[S_LEAD_PAIRS])
     pk[i] = k
     if log.shape[0] > 1:
         log_event(log, LOG_FOLLOW, seat, st[S_TRICK], 0, out)
