@@ -19,6 +19,7 @@ from tractor_sim.game import State
 from tractor_sim.kernels import candidates as KC
 from tractor_sim.kernels import deal as D
 from tractor_sim.kernels import phases as PH
+from tractor_sim.kernels import sampler as SM
 from tractor_sim.kernels import search as KS
 from tractor_sim.kernels import state as ST
 from tractor_sim.kernels import view as V
@@ -27,6 +28,7 @@ from tractor_sim.kernels.view import FOLLOW, LEAD
 from tractor_sim.replay import replay
 
 ORACLE = {"policy": "oracle", "base": "expert", "worlds": 3, "rollouts": 1, "max_candidates": 8, "name": "oracle"}
+SEARCH = {**ORACLE, "policy": "search", "name": "search"}
 NOLOG = np.zeros((1, D.LOG_COLS), dtype=np.int64)
 
 
@@ -39,18 +41,20 @@ def _deals(a, b, n=3, seed=5, rules=None, chunk_size=10_000, mode="fixed"):
 @pytest.mark.parametrize("rules", [None, {"declaring": "auction"},
                                    {"follow_tractor": "shape_first", "throw_check": "opponents_only",
                                     "kitty_multiplier": "pow2_pairs", "must_defend": "ace_5_10_k"}])
-def test_searching_seats_play_only_legal_cards(rules):
+@pytest.mark.parametrize("searcher", [ORACLE, SEARCH], ids=["oracle", "search"])
+def test_searching_seats_play_only_legal_cards(rules, searcher):
     # every answer goes through phases.apply: an illegal play would raise SimulationError
-    deals, _ = _deals(ORACLE, "expert", n=2, seed=11, rules=rules)
+    deals, _ = _deals(searcher, "expert", n=2, seed=11, rules=rules)
     assert len(deals) == 2
-    deals, _ = _deals("basic", ORACLE, n=2, seed=12, rules=rules)
+    deals, _ = _deals("basic", searcher, n=2, seed=12, rules=rules)
     assert len(deals) == 2
 
 
-def test_same_seed_same_deals_for_any_chunking():
-    one, _ = _deals(ORACLE, "basic", n=4, seed=3, chunk_size=4)
-    two, _ = _deals(ORACLE, "basic", n=4, seed=3, chunk_size=1)
-    again, _ = _deals(ORACLE, "basic", n=4, seed=3, chunk_size=2)
+@pytest.mark.parametrize("searcher", [ORACLE, SEARCH], ids=["oracle", "search"])
+def test_same_seed_same_deals_for_any_chunking(searcher):
+    one, _ = _deals(searcher, "basic", n=4, seed=3, chunk_size=4)
+    two, _ = _deals(searcher, "basic", n=4, seed=3, chunk_size=1)
+    again, _ = _deals(searcher, "basic", n=4, seed=3, chunk_size=2)
     assert one.equals(two) and one.equals(again)
 
 
@@ -112,7 +116,7 @@ def _evaluate(state, seat, decision, cands, ncand, worlds, rollouts=1, source=KS
     err = np.zeros(PH.ERR_SIZE, np.int64)
     wst, wws, rst, rws = _work(state)
     played = KS.evaluate(state._st, state._ws, state._enc, params, fns, seat, decision, worlds, rollouts, source, cands,
-                         ncand, values, wst, wws, rst, rws, err, NOLOG)
+                         ncand, values, wst, wws, rst, rws, SM.new_work(), np.zeros(1, np.uint64), err, NOLOG)
     return played, values
 
 
@@ -219,17 +223,21 @@ def test_the_oracle_finds_the_best_endgame_play():
     assert checked >= 3
 
 
-def test_the_oracle_reads_the_hidden_hands():
-    """Swap the unplayed cards of two other seats (the searching seat's knowledge is unchanged):
-    the oracle's values change, since it rolls out the true deal."""
+@pytest.mark.parametrize("source", [KS.WORLD_TRUE, KS.WORLD_SAMPLED], ids=["oracle", "sampled"])
+def test_only_the_oracle_reads_the_hidden_hands(source):
+    """Swap the unplayed cards of the two opponents (the searching seat's knowledge is unchanged): the
+    oracle's values change, since it rolls out the true deal; the sampled search's do not, since its
+    worlds and candidates come from the seat's knowledge only (the sampler's contract)."""
     state, seat = _state_at(17, 1, LEAD, min_trick=8)
     cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
     cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
     n = KS.list_candidates(state._st, state._ws, state._enc, seat, LEAD, 8, cands)
-    _, before = _evaluate(state, seat, LEAD, cands, n, worlds=4)
+    played, before = _evaluate(state, seat, LEAD, cands, n, worlds=6, source=source)
+    assert played == 6 * n
     swapped = state.clone()
     hands = swapped._st[ST.HANDS:ST.HANDS + SEATS * CARDS].reshape(SEATS, CARDS)
     a, b = (seat + 1) % SEATS, (seat + 3) % SEATS
+    assert not np.array_equal(hands[a], hands[b])
     hands[[a, b]] = hands[[b, a]]
     views = swapped._ws[0]
     views[[a, b], V.V_HAND] = views[[b, a], V.V_HAND]
@@ -238,8 +246,11 @@ def test_the_oracle_reads_the_hidden_hands():
     for piece in (ST.HELD, ST.HPAIRS):
         counts = swapped._st[piece:piece + SEATS * EFF_SUITS].reshape(SEATS, EFF_SUITS)
         counts[[a, b]] = counts[[b, a]]
-    _, after = _evaluate(swapped, seat, LEAD, cands, n, worlds=4)
-    assert not np.array_equal(before[:n], after[:n])
+    again = cands.copy()
+    assert KS.list_candidates(swapped._st, swapped._ws, swapped._enc, seat, LEAD, 8, again) == n
+    assert np.array_equal(again, cands)
+    _, after = _evaluate(swapped, seat, LEAD, cands, n, worlds=6, source=source)
+    assert np.array_equal(before[:n], after[:n]) == (source == KS.WORLD_SAMPLED)
 
 
 # ---------------------------------------------------------------- the policy layer and analyze
@@ -254,16 +265,18 @@ def test_search_names_and_tables_resolve():
                 {"policy": "oracle", "base": "oracle"}, {"policy": "oracle", "bogus": 1}):
         with pytest.raises(ValueError):
             strategy.resolve_policy(bad)
-    if not S.SAMPLER_READY:
-        with pytest.raises(ValueError, match="sampler"):
-            strategy.resolve_policy("search")
+    pol = strategy.resolve_policy("search")
+    assert pol.search.source == "sampled" and pol.search.worlds == S.DEFAULT_WORLDS
+    assert pol.functions == strategy.resolve_policy(S.DEFAULT_BASE).functions
 
 
 def test_analyze_end_to_end(tmp_path):
-    result = A.run("expert", deals=2, seed=4, worlds=3, source="true")
+    result = A.run("expert", deals=2, seed=4, worlds=3)
     frame = result["decisions"]
+    assert result["source"] == "sampled"
     assert len(frame) > 50 and set(frame["decision"]) == {"lead", "follow"}
-    assert (frame["true_regret_levels"] >= 0).all()  # the same rollouts for the play and the best
+    # the same rollouts for the play and the best: never below 0, in either kind of world
+    assert (frame["regret_levels"] >= 0).all() and (frame["true_regret_levels"] >= 0).all()
     forced = frame[frame["candidates"] == 1]
     assert (forced["true_regret_levels"] == 0).all()
     md, html, png = A.write_report(result, tmp_path / "rep", worst_k=3)

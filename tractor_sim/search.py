@@ -30,7 +30,7 @@ DEFAULT_BASE = "expert"
 DEFAULT_WORLDS = 32
 DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
-SAMPLER_READY = False  # kernels.sampler is merged: the search can sample worlds
+SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
 TABLE_KEYS = ("policy", "name", "base", "worlds", "rollouts", "max_candidates", "record")
 
 

@@ -28,6 +28,7 @@ from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.phases import ERR_NONE, apply
 from tractor_sim.kernels.result import D_DECL_TEAM, D_GAIN, D_KEEP, D_OPP_POINTS
 from tractor_sim.kernels.rng import stream_key
+from tractor_sim.kernels.sampler import draw, prepare
 from tractor_sim.kernels.size import CARDS, SEATS, TEAMS, team_of
 from tractor_sim.kernels.state import (
     ANSWER, ARR_LEAD_UNITS, RESULT, S_KEY_A, S_KEY_B, S_LEAD_KIND, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS, S_LEAD_SUIT,
@@ -89,13 +90,27 @@ def rollout_stream(seed, key_a, key_b, index, world, rollout, seat):
 
 
 @njit(cache=True)
-def make_world(st, ws, seat, source, world, wst, wws):
-    """Write world number ``world`` for ``seat``'s decision into (wst, wws): the one place a search
-    gets its worlds.  WORLD_TRUE copies the true deal (views, scratch and streams too)."""
+def prepare_worlds(st, ws, seat, source, sampler_work):
+    """Get ready to make worlds for ``seat``'s decision: the sampler counts the deals consistent with
+    the seat's knowledge (kernels.sampler.prepare; once per decision).  False when there is none."""
+    if source == WORLD_TRUE:
+        return True
+    _, _, _, tables = ws
+    return prepare(st, seat, tables, sampler_work) != 0
+
+
+@njit(cache=True)
+def make_world(st, ws, source, world, wst, wws, sampler_work, rng):
+    """Write world number ``world`` of the current decision into (wst, wws): the one place a search
+    gets its worlds.  WORLD_TRUE copies the true deal (views, scratch and streams too); WORLD_SAMPLED
+    draws a deal consistent with the seat's knowledge (kernels.sampler.draw, after prepare_worlds),
+    from the stream (seed, deal, P_WORLD + decision index x MAX_WORLDS + world)."""
     if source == WORLD_TRUE:
         _restore(wst, wws, st, ws)
         return True
-    return False
+    rng[0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B],
+                        P_WORLD + decision_index(st) * MAX_WORLDS + world)
+    return draw(st, ws, sampler_work, rng, wst, wws) != 0
 
 
 @njit(cache=True)
@@ -127,7 +142,7 @@ def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
 
 @njit(cache=True)
 def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, ncand, values,
-             wst, wws, rst, rws, err, nolog):
+             wst, wws, rst, rws, sampler_work, rng, err, nolog):
     """Roll every candidate cands[:ncand] out in every world (module docstring): values[c] gets its
     sums (CV_*).  Returns the rollouts played, or -1 when a world could not be made."""
     team = team_of(seat)
@@ -140,8 +155,10 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
         for f in range(CV_FIELDS):
             values[c, f] = 0.0
     played = 0
+    if not prepare_worlds(st, ws, seat, source, sampler_work):
+        return -1
     for w in range(worlds):
-        if not make_world(st, ws, seat, source, w, wst, wws):
+        if not make_world(st, ws, source, w, wst, wws, sampler_work, rng):
             return -1
         base_total = 0.0  # the base policy's answer's total in this world (candidate 0 comes first)
         for c in range(ncand):

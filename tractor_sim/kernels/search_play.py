@@ -36,6 +36,7 @@ from tractor_sim.kernels.search import (
     WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
 )
 from tractor_sim.kernels.candidates import MAX_CANDIDATES
+from tractor_sim.kernels.sampler import new_work as new_sampler_work
 from tractor_sim.kernels.size import CARDS, TEAMS, team_of
 from tractor_sim.kernels.state import ANSWER, NO_SEAT, RESULT, S_TRICK, STATE_SIZE
 from tractor_sim.kernels.unowned import borrowed
@@ -80,12 +81,13 @@ SEARCH_CHUNK_SIG = types.int64(*CHUNK_SIG.args, types.int64[:, ::1], types.int64
 @njit(cache=True)
 def new_search_work(rules):
     """The work memory of a search: a world and a rollout copy of (state, workspace), the candidate
-    list and their values, an error row and an empty log."""
+    list and their values, the sampler's work arrays and stream, an error row and an empty log."""
     wws = new_workspace(rules)
     rws = new_workspace(rules)
     return (np.zeros(STATE_SIZE, dtype=np.int64), wws, np.zeros(STATE_SIZE, dtype=np.int64), rws,
             np.zeros((MAX_CANDIDATES, CARDS), dtype=np.int64), np.zeros((MAX_CANDIDATES, CV_FIELDS), dtype=np.float64),
-            np.zeros(ERR_SIZE, dtype=np.int64), np.zeros((1, LOG_COLS), dtype=np.int64))
+            new_sampler_work(), np.zeros(1, dtype=np.uint64), np.zeros(ERR_SIZE, dtype=np.int64),
+            np.zeros((1, LOG_COLS), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -105,7 +107,7 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     """The search at the seat's lead or follow, its base answer in the ANSWER buffer: the best
     candidate replaces it (or, with SS_RECORD, it stays and an analysis row is written).  Returns
     ERR_NONE, or -1 when a world could not be made."""
-    wst, wws, rst, rws, cands, values, err, nolog = work
+    wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
     ncand = list_candidates(st, ws, rules, seat, decision, sets[SS_MAX_CAND], cands)
     recording = sets[SS_RECORD] != 0
     row = counters[C_RECORDS]
@@ -125,7 +127,7 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         return ERR_NONE
     worlds, rollouts = sets[SS_WORLDS], sets[SS_ROLLOUTS]
     played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, sets[SS_SOURCE], cands,
-                      ncand, values, wst, wws, rst, rws, err, nolog)
+                      ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog)
     if played < 0:
         return -1
     counters[C_DECISIONS] += 1
@@ -143,7 +145,7 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         records[row, AR_BEST_CARDS + c] = cands[best, c]
     if sets[SS_SOURCE] != WORLD_TRUE:
         played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE, cands,
-                          ncand, values, wst, wws, rst, rws, err, nolog)
+                          ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog)
         counters[C_ROLLOUTS] += played
         best = best_candidate(values, ncand)
     _record_values(records[row], values, best, AR_TRUE_CHOSEN_LEVELS, AR_TRUE_CHOSEN_POINTS, AR_TRUE_BEST_LEVELS,
