@@ -221,7 +221,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
         matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
         err = np.zeros(D.ERR_SIZE, dtype=np.int64)
         nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
-                             spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id)
+                             spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, D.play_from)
         if nrows < 0:
             raise SimulationError(_describe_error(spec, pols, err))
         deal_parts.append(deals[:nrows])
