@@ -94,6 +94,8 @@ def main(debug):
       tractor-sim tune experiments/tune.toml
       tractor-sim judge trick.json --explain
       tractor-sim replay --seed 42 --deal 7 --a basic --b random --html deal.html
+      tractor-sim compare oracle:expert:16 expert --deals 200 --chunk-size 20
+      tractor-sim analyze expert --deals 20 --worlds 16 --out runs/analyze-expert
       tractor-sim export runs/quickstart --deals 0-9 --out deals.jsonl
       tractor-sim strategies
       tractor-sim rules
@@ -202,6 +204,11 @@ def strategies(modules):
     for _, name, table, desc in S.list_policies():
         parts = ", ".join(f"{k}={v}" for k, v in table.items())
         click.echo(f"  {name:16s} {parts}\n  {'':16s} {desc}")
+    click.echo("Search policies (docs/search.md):\n"
+               "  search:BASE:WORLDS[:ROLLOUTS]  rolls out each candidate play in worlds sampled from the seat's "
+               "knowledge (default search = search:expert:32)\n"
+               "  oracle:BASE:WORLDS[:ROLLOUTS]  the same in the true deal: it sees every hand (cheating, an upper "
+               "bound)")
 
 
 def _load_strategies(modules):
@@ -287,7 +294,7 @@ class _progress:
 
     def __enter__(self):
         if self.quiet:
-            return lambda n: None
+            return lambda n, decisions=0: None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         self.p = Progress(TextColumn("chunks"), BarColumn(), MofNCompleteColumn(),
@@ -296,10 +303,16 @@ class _progress:
         self.task = self.p.add_task("run", total=self.total, completed=self.done, rate="")
         self.t0, self.deals = time.perf_counter(), 0
 
-        def advance(n):
+        self.decisions = 0
+
+        def advance(n, decisions=0):
             self.deals += n
-            rate = self.deals / max(1e-9, time.perf_counter() - self.t0)
-            self.p.update(self.task, advance=1, rate=f"{rate:,.0f} deals/s")
+            self.decisions += decisions
+            elapsed = max(1e-9, time.perf_counter() - self.t0)
+            rate = f"{self.deals / elapsed:,.1f} deals/s"
+            if self.decisions:  # a search plays: its decisions are the work
+                rate += f", {self.decisions / elapsed:,.0f} decisions/s"
+            self.p.update(self.task, advance=1, rate=rate)
 
         return advance
 
@@ -503,6 +516,73 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
         result = CMP.compare(policy_a, policy_b, decision=decision, max_deals=deals, sprt=bounds, seed=seed,
                              chunk_size=chunk_size, modules=modules)
     click.echo(CMP.as_text(result))
+
+
+# --------------------------------------------------------------------------- analyze
+@main.command()
+@click.argument("policy")
+@click.option("--deals", default="20", show_default=True, help="Deals to play (the policy at every seat).")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True)
+@click.option("--worlds", default="16", show_default=True, help="Worlds per decision.")
+@click.option("--rollouts", default="1", show_default=True, help="Rollouts per world and candidate.")
+@click.option("--max-candidates", default="32", show_default=True, help="Candidate plays per decision, at most.")
+@click.option("--source", type=click.Choice(["sampled", "true"]),
+              help="Worlds sampled from the seat's knowledge (default when the sampler is built in), or the true "
+                   "deal only.")
+@click.option("--levels", default="2,2", show_default=True, help="Team levels, e.g. 2,2.")
+@click.option("--declaring-team", type=click.IntRange(0, 1), default=0, show_default=True)
+@click.option("--rules", "rules_json", default="{}", help='Rule options as JSON, e.g. \'{"declaring": "auction"}\'.')
+@click.option("--module", "modules", multiple=True, help="A strategy module to load.")
+@click.option("--worst", default="10", show_default=True, help="Worst decisions listed with their replay command.")
+@click.option("--out", type=click.Path(file_okay=False), help="Report directory (default runs/analyze-POLICY).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, levels, declaring_team, rules_json,
+            modules, worst, out, quiet):
+    """Where does POLICY lose its levels? The search values each of its leads and follows.
+
+    \b
+    POLICY plays every seat; at each lead and follow the search rolls out
+    the policy's play and every other candidate (the same worlds for all):
+    regret = best mean - the policy's, in levels and points, by decision
+    type and trick, with the worst decisions and their replay commands.
+    Example:
+      tractor-sim analyze expert --deals 20 --worlds 16 --out runs/analyze-expert
+    """
+    from tractor_sim import analyze as A
+    from tractor_sim.cards import CardError, parse_rank
+    from tractor_sim.sandbox import interruptible
+
+    _load_strategies(modules)
+    counts = {}
+    for option, text in (("--deals", deals), ("--worlds", worlds), ("--rollouts", rollouts),
+                         ("--max-candidates", max_candidates), ("--worst", worst)):
+        try:
+            counts[option] = int(text)
+        except ValueError:
+            _fail(f"{option}: expected a whole number, got {text!r}")
+    if counts["--worst"] < 0:
+        _fail(f"--worst: expected 0 or more, got {counts['--worst']}")
+    try:
+        lv = tuple(parse_rank(x) for x in levels.split(","))
+        if len(lv) != 2:
+            raise CardError("expected two levels")
+    except CardError as e:
+        _fail(f"--levels: {e}")
+    try:
+        rules = json.loads(rules_json)
+    except json.JSONDecodeError as e:
+        _fail(f"--rules: not valid JSON ({e})")
+    if not isinstance(rules, dict):
+        _fail("--rules: expected a JSON object of rule options")
+    pol = _policy_option(policy, "POLICY")
+    name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"
+    with _progress(quiet, -(-max(1, counts["--deals"]) // A.CHUNK), 0) as advance, interruptible():
+        result = A.run(pol, deals=counts["--deals"], seed=seed, rules=rules, worlds=counts["--worlds"],
+                       rollouts=counts["--rollouts"], max_candidates=counts["--max-candidates"], source=source,
+                       levels=lv, declaring_team=declaring_team, modules=modules, progress=advance)
+    md, html_path, _ = A.write_report(result, Path(out or Path("runs") / f"analyze-{name}"), counts["--worst"])
+    click.echo(A.as_text(result))
+    click.echo(f"report: {md}\nreport: {html_path}")
 
 
 # --------------------------------------------------------------------------- tune

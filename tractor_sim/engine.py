@@ -18,7 +18,7 @@ from tractor_sim.cards import card_str
 from tractor_sim.kernels import deal as D
 from tractor_sim.kernels import match as M
 from tractor_sim.kernels import phases as PH
-from tractor_sim.kernels.size import CARDS
+from tractor_sim.kernels.size import CARDS, SEATS, TRICKS
 from tractor_sim.kernels.view import DECISIONS
 from tractor_sim.rules import Rules, as_rules
 
@@ -59,9 +59,12 @@ DEAL_COLUMNS = {
 DEAL_DTYPE = np.dtype([(name, dt) for name, (dt, _) in DEAL_COLUMNS.items()])
 MATCH_DTYPE = np.dtype([("match_id", "int64"), ("winner", "int8"), ("deals", "int32"),
                         ("level0_final", "int8"), ("level1_final", "int8")])
+SEARCH_PLAYS_PER_DEAL = SEATS * TRICKS  # plays in a deal at most: analysis rows per deal
+SEARCH_NO_WORLD = 50  # kernels.search_play.ERR_NO_WORLD (not imported here: that module compiles the search)
 ERR_NAMES = {D.ERR_DECLARE: "an illegal declaration", D.ERR_DISCARD: "an illegal discard",
              D.ERR_LEAD: "an illegal lead", D.ERR_FOLLOW: "an illegal follow",
-             D.ERR_REDEALS: "too many redeals (nobody ever declares)", D.ERR_BID: "an illegal bid"}
+             D.ERR_REDEALS: "too many redeals (nobody ever declares)", D.ERR_BID: "an illegal bid",
+             SEARCH_NO_WORLD: "no world for the search (the sampler found no deal consistent with the seat's knowledge)"}
 
 
 class SimulationError(RuntimeError):
@@ -214,13 +217,19 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
     log = np.zeros((log_rows, D.LOG_COLS), dtype=np.int64)
     deal_parts, match_parts = [], []
     done = 0
+    searching = any(p.search is not None for p in pols)
+    extra: dict = {}
     while done < spec.count:
         todo = spec.count - done
         deals = np.empty((cap, M.DEAL_COLS), dtype=np.int64)  # only the rows written are kept
         matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
         err = np.zeros(D.ERR_SIZE, dtype=np.int64)
-        nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
-                             spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, D.play_from)
+        if searching:
+            nrows = _play_searching(spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log,
+                                    log_id, cap, extra)
+        else:
+            nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
+                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, D.play_from)
         if nrows < 0:
             raise SimulationError(_describe_error(spec, pols, err))
         deal_parts.append(deals[:nrows])
@@ -236,8 +245,37 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
         mrecs[name] = mrows[:, i]
     if log_id != -1 and log[0, 1]:
         return run_chunk(spec, log_id, 4 * log_rows)
-    extra = {"log": log[1: log[0, 0] + 1]} if log_id != -1 else {}
+    if log_id != -1:
+        extra["log"] = log[1: log[0, 0] + 1]
+    if "records" in extra:
+        extra["records"] = np.concatenate(extra["records"])
     return ChunkResult(spec, recs, mrecs, time.perf_counter() - t0, extra)
+
+
+def _play_searching(spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log, log_id, cap,
+                    extra) -> int:
+    """play_chunk's call for a chunk with a search policy (kernels.search_play, compiled only for such
+    runs); adds the decisions searched, the rollouts and any analysis rows to ``extra``."""
+    from tractor_sim.kernels import search as KS
+    from tractor_sim.kernels import search_play as SPL
+
+    settings = np.zeros((2, KS.SS_FIELDS), dtype=np.int64)
+    recording = False
+    for team, pol in enumerate(pols):
+        if pol.search is not None:
+            settings[team] = pol.search.row()
+            recording = recording or pol.search.record
+    plays = cap * SEARCH_PLAYS_PER_DEAL if recording else 1
+    records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
+    counters = np.zeros(SPL.N_COUNTERS, dtype=np.int64)
+    nrows = SPL.play_chunk_search(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels, spec.declaring_team,
+                                  rules, params, fns, deals, matches, err, log, log_id, settings, counters, records)
+    if nrows >= 0:
+        extra["decisions"] = extra.get("decisions", 0) + int(counters[SPL.C_DECISIONS])
+        extra["rollouts"] = extra.get("rollouts", 0) + int(counters[SPL.C_ROLLOUTS])
+        if recording:
+            extra.setdefault("records", []).append(records[:counters[SPL.C_RECORDS]].copy())
+    return nrows
 
 
 def _describe_error(spec: ChunkSpec, pols, err) -> str:

@@ -40,7 +40,7 @@ from tractor_sim.kernels.size import CARDS, HAND, KITTY, PAIR, SEATS, SUITS, TEA
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING, Rules, as_rules
 
 FORMAT = "tractor-sim-state"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the deal state holds the public knowledge (kernels.knowledge)
 DECISION_NAMES = V.DECISIONS
 
 
@@ -380,6 +380,22 @@ class State:
             out[:] = 0
         ret = pols[0].functions[d](views[turn.seat], params[0, d], rngs[turn.seat], scratch[turn.seat], out)
         return _decode(turn, int(ret), out)
+
+    # ---------------------------------------------------------------- worlds a seat cannot tell apart
+    def sample_world(self, seat: int, rng_seed: int) -> "State":
+        """A world for ``seat``: this deal with the cards the seat cannot see (the other hands; the kitty
+        unless it buried it) dealt again, uniformly among the deals consistent with what it knows, and
+        ready to be played on (kernels.sampler: what it reads, why it is exact).  Worlds exist from the
+        kitty exchange until the deal is over; ValueError outside."""
+        from tractor_sim.kernels import sampler as SM
+
+        if seat not in range(SEATS):
+            raise ValueError(f"seat must be 0..{SEATS - 1}, got {seat}")
+        world, wws = D.new_state(), D.new_workspace(self._enc)
+        rng = np.array([int(rng_seed) % 2**64], dtype=np.uint64)
+        if SM.sample_world(self._st, self._ws, seat, SM.new_work(), rng, world, wws) == 0:
+            raise ValueError("no world to sample: worlds exist from the kitty exchange until the deal is over")
+        return State(self.rules, world, wws)
 
     # ---------------------------------------------------------------- to the end
     def play_out(self, policy_a="basic", policy_b="basic", modules=()) -> dict:

@@ -77,7 +77,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     user's strategy runs its chunks in worker processes with a time limit
     (``chunk_timeout`` seconds without a finished chunk, default
     ``sandbox.DEFAULT_CHUNK_TIMEOUT``).  ``progress(total, done)``: a context
-    manager yielding ``advance(deals)``.  Raises ExperimentError,
+    manager yielding ``advance(deals, decisions)`` (the decisions a search searched).  Raises ExperimentError,
     StoreError/StoreRefused, SimulationError, BackendError, OSError;
     KeyboardInterrupt stops the workers too.  Finished chunks are kept in
     every case.
@@ -117,11 +117,11 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         t0 = time.perf_counter()
         try:
             with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor, \
-                    (progress(len(specs), skipped) if progress else nullcontext(lambda n: None)) as advance:
+                    (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) as advance:
                 manifest["backend"] = executor.describe() if executor else "local: in this process"
                 for result in iter_results(todo, executor, timeout):
                     store.write(result, index)
-                    advance(len(result.deals))
+                    advance(len(result.deals), result.extra.get("decisions", 0))
         except SimulationError as e:
             raise type(e)(f"{e}\n(the chunks finished before this one are kept in {out_dir}; "
                           "fix and run again to resume)") from None

@@ -143,6 +143,12 @@ def _order_value(state: str, look: int, mean: float) -> float:
     return mean
 
 
+GRID_HALF_WIDTH = 8.0  # the estimate's grid of candidate means: +- this many standard errors at first,
+GRID_POINTS = 161
+GRID_WIDEN = 4.0  # widened by this factor while it does not bracket the interval,
+MAX_GRID_HALF_WIDTH = 8.0 * 4.0 ** 5  # up to this
+
+
 def corrected_estimate(test: GSPRT, confidence: float = 0.95, sims: int = 4000, seed: int = 0) -> dict:
     """Median-unbiased estimate and interval of the mean pair score after the test.
 
@@ -158,25 +164,37 @@ def corrected_estimate(test: GSPRT, confidence: float = 0.95, sims: int = 4000, 
     looks = np.array(test.looks, float)
     observed = _order_value(test.state, len(looks), test.mean)
     se = sd / math.sqrt(test.n) if sd > 0 else 1e-6
-    grid = test.mean + se * np.linspace(-8, 8, 161)
     rng = np.random.default_rng(seed)
     steps = np.sqrt(np.diff(np.concatenate([[0.0], looks])))
     noise = np.cumsum(rng.standard_normal((sims, len(looks))) * steps, axis=1) * sd
     scale = (test.high - test.low) / max(sd * sd, 1e-12)
     eligible = looks >= test.min_n
-    prob = np.empty(len(grid))
-    for i, theta in enumerate(grid):
-        s = theta * looks + noise
-        lr = scale * (s - looks * (test.low + test.high) / 2)
-        up = (lr >= test.upper_bound) & eligible
-        down = (lr <= test.lower_bound) & eligible
-        stop = up | down
-        first = np.where(stop.any(axis=1), stop.argmax(axis=1), -1)
-        rows = np.arange(sims)
-        value = np.where(first < 0, s[:, -1] / looks[-1],
-                         np.where(up[rows, first], 1e9 - (first + 1), -1e9 + (first + 1)))
-        prob[i] = (value >= observed).mean()
     tail = (1 - confidence) / 2
+
+    def probabilities(grid):
+        prob = np.empty(len(grid))
+        for i, theta in enumerate(grid):
+            s = theta * looks + noise
+            lr = scale * (s - looks * (test.low + test.high) / 2)
+            up = (lr >= test.upper_bound) & eligible
+            down = (lr <= test.lower_bound) & eligible
+            stop = up | down
+            first = np.where(stop.any(axis=1), stop.argmax(axis=1), -1)
+            rows = np.arange(sims)
+            value = np.where(first < 0, s[:, -1] / looks[-1],
+                             np.where(up[rows, first], 1e9 - (first + 1), -1e9 + (first + 1)))
+            prob[i] = (value >= observed).mean()
+        return prob
+
+    # +-8 standard errors around the mean, widened when that does not bracket the interval: a test that
+    # stops at its first eligible look on a large effect is as likely under means far below the observed one
+    width = GRID_HALF_WIDTH
+    while True:
+        grid = test.mean + se * np.linspace(-width, width, GRID_POINTS)
+        prob = probabilities(grid)
+        if (prob[0] <= tail and prob[-1] >= 1 - tail) or width >= MAX_GRID_HALF_WIDTH:
+            break
+        width *= GRID_WIDEN
 
     def solve(target):
         above = np.flatnonzero(prob >= target)

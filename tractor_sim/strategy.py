@@ -38,6 +38,7 @@ from typing import Any, Callable
 import numba
 import numpy as np
 
+from tractor_sim import search
 from tractor_sim.kernels.view import DECISIONS, STRATEGY_SIG
 
 ENTRY_POINT_GROUP = "tractor_sim.strategies"
@@ -181,6 +182,7 @@ class ResolvedPolicy:
     param_names: tuple[tuple[str, ...], ...]
     spec: dict[str, Any]
     sources: tuple[str, ...]
+    search: Any = None  # a search policy's settings (tractor_sim.search.SearchSettings); None: no search
 
     @property
     def strategy_names(self) -> tuple[str, ...]:
@@ -400,6 +402,8 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
     strategy's defaults, then the policy's values, then the table's.
     """
     load_builtins()
+    if search.is_search(spec):
+        return _resolve_search(spec)
     if isinstance(spec, Policy):
         base, extra, name = spec, {}, spec.name
     elif isinstance(spec, str):
@@ -460,6 +464,24 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
         name, tuple(functions), tuple(vectors), tuple(chosen[d] for d in DECISIONS), tuple(names),
         resolved_spec, tuple(sources),
     )
+
+
+def _resolve_search(spec) -> ResolvedPolicy:
+    """A search policy (tractor_sim.search): its base policy's functions, with the search's settings."""
+    try:
+        base, settings, name = search.parse(spec)
+    except search.SearchSpecError as e:
+        raise StrategyError(str(e)) from None
+    resolved = resolve_policy(base)
+    if settings.source == "sampled" and not search.SAMPLER_READY:
+        raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
+                            f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
+    spec_table = {"policy": settings.kind, "base": resolved.spec, "worlds": settings.worlds,
+                  "rollouts": settings.rollouts, "max_candidates": settings.max_candidates, "name": name}
+    if settings.record:
+        spec_table["record"] = True
+    return ResolvedPolicy(name, resolved.functions, resolved.params, resolved.strategies, resolved.param_names,
+                          spec_table, resolved.sources, settings)
 
 
 # ---------------------------------------------------------------- loading

@@ -45,7 +45,7 @@ LOG_ALL = -2  # log_id that logs every deal of the chunk into one log
 MODE_FIXED = 0
 MODE_MATCH = 1
 
-CHUNK_SIG = types.int64(
+CHUNK_ARGS = (  # what a chunk is told (kernels.search_play's chunk takes the same, then its own)
     types.int64,  # mode
     types.uint64,  # seed
     types.int64,  # first id (deal id or match id)
@@ -60,8 +60,9 @@ CHUNK_SIG = types.int64(
     types.int64[::1],  # err/status out (code, seat, decision, trick, redeals, id, deal in match, done, hand, answer)
     types.int64[:, ::1],  # event log of one deal, for replays (deal.LOG_*)
     types.int64,  # the deal id to log (-1: none, LOG_ALL: every deal)
-    DRIVER_TYPE,  # deal.play_from, called through its address (see deal.play_deal_through)
 )
+# and deal.play_from, called through its address (see deal.play_deal_through)
+CHUNK_SIG = types.int64(*CHUNK_ARGS, DRIVER_TYPE)
 
 
 @njit(cache=True)

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from tractor_sim.kernels import combos as C
+from tractor_sim.kernels import knowledge as K
 from tractor_sim.kernels import publish as P
 from tractor_sim.kernels.bits import lowest_bit
 from tractor_sim.kernels.declare import JOKER_PAIR, NONE, PAIR as KIND_PAIR, SINGLE, can_declare, kitty_flip_suit
@@ -179,6 +180,7 @@ def _deal(st, arrs, ws, rules, log):
     views[:] = 0
     hands[:] = 0
     scratch[:] = 0.0
+    K.clear(st)
     for s in range(SEATS):
         rngs[s, 0] = stream_key(seed, key_a, key_b, P_SEAT + s + REDEAL_STREAMS * redeals)
     own = rngs[SEATS]  # the kernel's own stream: the shuffle, the first seat
@@ -321,6 +323,7 @@ def apply_declare(st, arrs, ws, rules, err, log, ans):
         st[S_CUR_SEAT] = seat
         st[S_CUR_KIND] = out[0]
         st[S_CUR_CARD] = out[1]
+        K.shown(st, seat, out[1], 1 if out[0] == SINGLE else PAIR)
         if log.shape[0] > 1:
             log_event(log, LOG_DECLARE, seat, out[0], out[1], st[0:0])
         n = st[S_NDECL]
@@ -403,6 +406,7 @@ def apply_bid(st, arrs, ws, rules, err, log, ans):
             log_event(log, LOG_BID, seat, value, 0, st[0:0])
     elif i < TEAMS + SEATS:
         P.to_all(views, M_SHOWN + seat, value)
+        K.shown(st, seat, value, 1)
         if show_key(value) > st[S_BEST_SHOW]:  # the highest card; a tie: the earlier shown
             st[S_BEST_SHOW] = show_key(value)
             st[S_STARTER] = seat
@@ -429,6 +433,7 @@ def _set_trump(st, arrs, ws, rules, log):
         pass
     elif cur_kind == NONE:
         st[S_SUIT] = kitty_flip_suit(kitty, KITTY, rank)
+        K.kitty_turned_up(st, st[S_STARTER], kitty, KITTY, rank)
         st[S_SOURCE] = SRC_FLIP
     elif cur_kind == JOKER_PAIR:
         st[S_SUIT] = SUITS
@@ -560,7 +565,7 @@ def _list_suit(ids, i, k, tt):
 
 
 @njit(cache=True, inline='always')
-def _record_play(views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt):
+def _record_play(st, views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt):
     """Play i (a card list) leaves the seat's hand: its suit counts, then the views.
 
     Clears ``out`` for the next strategy call and returns the play's points.
@@ -575,6 +580,7 @@ def _record_play(views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt):
         held[seat, e] -= x
         hpairs[seat, e] -= (hands[seat, c] >> PAIR_SHIFT) - ((hands[seat, c] - x) >> PAIR_SHIFT)
         hands[seat, c] -= x
+        K.played(st, seat, c, x)
         P.played(views, seat, c, x)
         P.suit_counts(views, held, hpairs, seat, e)
     return points
@@ -610,6 +616,9 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
         if res[C.RES_STANDS] == 0:
             st[S_FAILED] += 1
             st[S_PENALTY] += res[C.RES_PENALTY]
+            forced = res[C.RES_FORCED]
+            K.throw_failed(st, leader, out, hands, res[C.RES_BLOCKED_BY], lead_suit, lead_units[forced, C.UNIT_PAIRS],
+                           lead_units[forced, C.UNIT_TOP], tt)
             C.unit_counts(lead_units, lead_ucards, res[C.RES_FORCED], out)
             if log.shape[0] > 1:
                 log_event(log, LOG_FAILED_THROW, leader, res[C.RES_BLOCKED_BY], res[C.RES_PENALTY], out)
@@ -640,7 +649,7 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
     P.to_all(views, M_LEAD_KIND, kind)
     P.to_all(views, M_LEAD_LONGEST, longest)
     best_key = 0 if kind == C.KIND_THROW else lead_units[0, C.UNIT_TOP]
-    points = _record_play(views, hands, held, hpairs, leader, pid, pcnt, 0, k, out, tt)
+    points = _record_play(st, views, hands, held, hpairs, leader, pid, pcnt, 0, k, out, tt)
     st[S_BEST] = 0
     st[S_BEST_KEY] = best_key
     st[S_POINTS] = points
@@ -701,6 +710,8 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
     if k < 0 or not _follow_ok(hands, seat, held, hpairs, pid, pcnt, i, k, out, lead_suit, st[S_LEAD_N],
                                st[S_LEAD_PAIRS], kind, lead_units, nu, tt, rules):
         return fail(err, ERR_FOLLOW, seat, FOLLOW, st[S_TRICK], st[S_REDEALS], hands[seat], out)
+    K.followed(st, seat, lead_suit, held[seat, lead_suit], hpairs[seat, lead_suit], st[S_LEAD_N],
+               st[S_LEAD_PAIRS])
     pk[i] = k
     if log.shape[0] > 1:
         log_event(log, LOG_FOLLOW, seat, st[S_TRICK], 0, out)
@@ -711,7 +722,7 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
     if key > st[S_BEST_KEY]:
         st[S_BEST_KEY] = key
         st[S_BEST] = i
-    points = st[S_POINTS] + _record_play(views, hands, held, hpairs, seat, pid, pcnt, i, k, out, tt)
+    points = st[S_POINTS] + _record_play(st, views, hands, held, hpairs, seat, pid, pcnt, i, k, out, tt)
     st[S_POINTS] = points
     P.to_all(views, M_WINNING, seat_after(leader, st[S_BEST]))
     P.to_all(views, M_WINNING_KEY, st[S_BEST_KEY])

@@ -13,8 +13,8 @@ from numba import njit
 from tractor_sim.kernels.order import TT_EFF
 from tractor_sim.kernels.size import CARDS, EFF_SUITS, PAIR_SHIFT, SEATS
 from tractor_sim.kernels.view import (
-    M_MY_CARDS, M_MY_PAIRS, V_BURIED, V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META, V_PLAYED,
-    V_TRICK, V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
+    M_MY_CARDS, M_MY_PAIRS, M_SEAT, V_BURIED, V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META,
+    V_PLAYED, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
 
 TT_ROWS = V_META - V_EFF  # the trump table's rows, copied into every view
@@ -117,3 +117,19 @@ def trick_cleared(views, seat, c):
     """The seat's cards leave the current trick's rows once the trick is over."""
     for v in range(SEATS):
         views[v, V_TRICK + seat, c] = 0
+
+
+@njit(cache=True, inline='always')
+def world_view(views, v, public, hands, held, hpairs, buried, buried_seat, tt):
+    """Seat v's view of a sampled world (kernels.sampler): every public row as ``public`` (a view of
+    the same deal, whoever's) shows it; v's own hand, suit counts, and ``buried`` when v is
+    ``buried_seat`` (the starter after the exchange, else -1).  Every row a view has is public but
+    V_HAND, V_BURIED, M_SEAT, M_MY_CARDS and M_MY_PAIRS."""
+    for r in range(V_ROWS):
+        for c in range(CARDS):
+            views[v, r, c] = public[r, c]
+    for c in range(CARDS):
+        views[v, V_HAND, c] = hands[v, c]
+        views[v, V_BURIED, c] = buried[c] if v == buried_seat else 0
+    views[v, V_META, M_SEAT] = v
+    count_suits(views, hands, held, hpairs, v, tt)

@@ -85,6 +85,12 @@ LAYOUT = Layout("deal state", [
     ("LEAD_UCARDS", MAX_UNITS * UNIT_CARDS, "and its cards"),
     ("HELD", SEATS * EFF_SUITS, "cards of each effective suit per seat, kept up to date"),
     ("HPAIRS", SEATS * EFF_SUITS, "pairs of each effective suit per seat"),
+    # public knowledge, what every seat can infer from the public events (kernels.knowledge)
+    ("K_PLAYED", SEATS * CARDS, "cards each seat has played this deal (counts)"),
+    ("K_SHOWN", SEATS * CARDS, "cards each seat was seen to hold and has not played since (the starter's may be "
+                               "buried)"),
+    ("K_VOID", SEATS * EFF_SUITS, "1: the seat showed it holds no card of the effective suit"),
+    ("K_NOPAIR", SEATS * EFF_SUITS, "1: the seat showed it holds no pair of the effective suit"),
     ("RESULT", D_FIELDS, "the deal's result row (deal.D_* columns), filled when it is scored"),
     # work memory of the current step, not part of what the deal is: a strategy's answer, the
     # decomposition of a play, the verdict on a throw

@@ -196,7 +196,7 @@ def _row_table(deals: pd.DataFrame) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ rendering
 
-def _md_table(df: pd.DataFrame) -> str:
+def md_table(df: pd.DataFrame) -> str:
     def cell(v):
         return (v if isinstance(v, str) else _num(v)).replace("|", "\\|")
     lines = ["| " + " | ".join(cell(str(c)) for c in df.columns) + " |",
@@ -205,7 +205,7 @@ def _md_table(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _html_table(df: pd.DataFrame) -> str:
+def html_table(df: pd.DataFrame) -> str:
     def cell(v):
         return html.escape(v if isinstance(v, str) else _num(v))
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
@@ -228,7 +228,7 @@ def _markdown(blocks: list[tuple]) -> str:
         elif kind == "code":
             out.append(f"```{args[1] if len(args) > 1 else ''}\n{args[0]}\n```")
         elif kind == "table":
-            out.append(_md_table(args[0]))
+            out.append(md_table(args[0]))
         elif kind == "figure":
             out.append(f"![{args[1]}]({args[0]})\n\n*{args[1]}*")
         elif kind == "links":
@@ -256,7 +256,7 @@ def _html(blocks: list[tuple], title: str, run_dir: Path) -> str:
         elif kind == "code":
             out.append(f"<pre><code>{html.escape(args[0])}</code></pre>")
         elif kind == "table":
-            out.append(_html_table(args[0]))
+            out.append(html_table(args[0]))
         elif kind == "figure":
             data = base64.b64encode((run_dir / args[0]).read_bytes()).decode("ascii")
             out.append(f'<figure><img alt="{html.escape(args[1])}" src="data:image/png;base64,{data}">'

@@ -206,3 +206,25 @@ def plot_trajectory(trajectory: pd.DataFrame, names: list[str], path) -> Path:
     ax.set_ylabel("plus - minus\n(levels / deal)")
     ax.set_xlabel("SPSA iteration")
     return _save(fig, path)
+
+
+def plot_regret(by_trick: pd.DataFrame, policy: str, path) -> Path:
+    """Mean regret per decision by trick (tractor-sim analyze), with 95% intervals: sampled worlds and
+    the true deal side by side."""
+    fig = _figure(8.0, 4.0)
+    ax = fig.add_subplot()
+    x = by_trick["trick"].to_numpy(dtype=float)
+    for offset, label, title in ((-0.2, "sampled", "sampled worlds"), (0.2, "true", "true deal (omniscient)")):
+        m = by_trick[f"{label}_levels"].to_numpy(dtype=float)
+        if np.isnan(m).all():
+            continue
+        lo = by_trick[f"{label}_levels_low"].to_numpy(dtype=float)
+        hi = by_trick[f"{label}_levels_high"].to_numpy(dtype=float)
+        err = np.vstack([np.nan_to_num(m - lo), np.nan_to_num(hi - m)])
+        ax.errorbar(x + offset, m, yerr=err, fmt="o", capsize=2, label=title)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("trick")
+    ax.set_ylabel("mean regret (levels per decision)")
+    ax.set_title(f"Where {policy} loses levels: regret of its leads and follows")
+    ax.legend()
+    return _save(fig, path)

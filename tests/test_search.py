@@ -1,0 +1,315 @@
+"""The search player (kernels.search, kernels.search_play, tractor_sim.search) and ``analyze``.
+
+Proved by the engine's own checks and by independent recomputation: every
+answer of a searching seat goes through the rules' checks (an illegal one
+stops the run); a candidate's value is the mean of direct rollouts made
+here with the same streams; the same seed gives the same deals for any
+chunking; ``analyze`` writes its report and its replay commands replay the
+analysed deals.
+"""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tractor_sim import analyze as A
+from tractor_sim import engine, runner, search as S, strategy
+from tractor_sim.cli import main
+from tractor_sim.game import State
+from tractor_sim.kernels import candidates as KC
+from tractor_sim.kernels import deal as D
+from tractor_sim.kernels import phases as PH
+from tractor_sim.kernels import sampler as SM
+from tractor_sim.kernels import search as KS
+from tractor_sim.kernels import state as ST
+from tractor_sim.kernels import view as V
+from tractor_sim.kernels.size import CARDS, EFF_SUITS, SEATS
+from tractor_sim.kernels.view import FOLLOW, LEAD
+from tractor_sim.replay import replay
+
+ORACLE = {"policy": "oracle", "base": "expert", "worlds": 3, "rollouts": 1, "max_candidates": 8, "name": "oracle"}
+SEARCH = {**ORACLE, "policy": "search", "name": "search"}
+NOLOG = np.zeros((1, D.LOG_COLS), dtype=np.int64)
+
+
+def _deals(a, b, n=3, seed=5, rules=None, chunk_size=10_000, mode="fixed"):
+    deals, matches = runner.simulate([(a, b)], n=n, seed=seed, rules=rules, duplicate=False, chunk_size=chunk_size,
+                                     mode=mode)
+    return deals.drop(columns=["matchup"]).reset_index(drop=True), matches
+
+
+@pytest.mark.parametrize("rules", [None, {"declaring": "auction"},
+                                   {"follow_tractor": "shape_first", "throw_check": "opponents_only",
+                                    "kitty_multiplier": "pow2_pairs", "must_defend": "ace_5_10_k"}])
+@pytest.mark.parametrize("searcher", [ORACLE, SEARCH], ids=["oracle", "search"])
+def test_searching_seats_play_only_legal_cards(rules, searcher):
+    # every answer goes through phases.apply: an illegal play would raise SimulationError
+    deals, _ = _deals(searcher, "expert", n=2, seed=11, rules=rules)
+    assert len(deals) == 2
+    deals, _ = _deals("basic", searcher, n=2, seed=12, rules=rules)
+    assert len(deals) == 2
+
+
+@pytest.mark.parametrize("searcher", [ORACLE, SEARCH], ids=["oracle", "search"])
+def test_same_seed_same_deals_for_any_chunking(searcher):
+    one, _ = _deals(searcher, "basic", n=4, seed=3, chunk_size=4)
+    two, _ = _deals(searcher, "basic", n=4, seed=3, chunk_size=1)
+    again, _ = _deals(searcher, "basic", n=4, seed=3, chunk_size=2)
+    assert one.equals(two) and one.equals(again)
+
+
+def test_match_mode_with_a_search():
+    deals, matches = _deals({**ORACLE, "worlds": 1, "max_candidates": 3}, "expert", n=1, seed=2, mode="match")
+    assert len(matches) == 1 and len(deals) == int(matches["deals"].iloc[0])
+
+
+def test_the_search_changes_the_play_and_counts_its_decisions():
+    plain, _ = _deals("expert", "expert", n=3, seed=7)
+    spec = engine.plan_chunks([(ORACLE, "expert")], n=3, seed=7, duplicate=False)[0]
+    result = engine.run_chunk(spec)
+    assert result.extra["decisions"] > 0 and result.extra["rollouts"] > 0
+    searched = engine.to_frames([result])[0].drop(columns=["matchup"]).reset_index(drop=True)
+    cols = ["trick_points", "tricks0", "tricks1", "tricks2", "tricks3", "opp_points"]
+    assert not plain[cols].equals(searched[cols])  # the oracle chose other plays than expert somewhere
+
+
+# ---------------------------------------------------------------- the decision, from Python
+
+def _state_at(seed, deal_id, decision, min_trick=0, policy="expert"):
+    """A deal stepped with ``policy`` to the first ``decision`` (LEAD/FOLLOW) of a team-0 seat at or after
+    ``min_trick``; the policy's answer is left in the ANSWER buffer, as the driver leaves it."""
+    state = State.new(seed=seed, deal_id=deal_id)
+    while not state.over:
+        turn = state.to_act()
+        st = state._st
+        if (turn.seat % 2 == 0 and turn.decision == ("lead" if decision == LEAD else "follow")
+                and st[ST.S_TRICK] >= min_trick):
+            answer = state.answer_of(policy)
+            out = st[ST.ANSWER:ST.ANSWER + CARDS]
+            out[:] = 0
+            for c in _ids(answer):
+                out[c] += 1
+            return state, turn.seat
+        state.apply(state.answer_of(policy))
+    raise AssertionError("no such decision")
+
+
+def _ids(cards):
+    from tractor_sim.cards import parse_cards
+    return parse_cards(cards)
+
+
+def _functions(policy="expert"):
+    _, params, fns = engine.resolve_policies((policy, policy))
+    return params, fns
+
+
+def _work(state):
+    wws = D.new_workspace(state._enc)
+    rws = D.new_workspace(state._enc)
+    return np.zeros(ST.STATE_SIZE, np.int64), wws, np.zeros(ST.STATE_SIZE, np.int64), rws
+
+
+def _evaluate(state, seat, decision, cands, ncand, worlds, rollouts=1, source=KS.WORLD_TRUE):
+    params, fns = _functions()
+    values = np.zeros((KC.MAX_CANDIDATES, KS.CV_FIELDS))
+    err = np.zeros(PH.ERR_SIZE, np.int64)
+    wst, wws, rst, rws = _work(state)
+    played = KS.evaluate(state._st, state._ws, state._enc, params, fns, seat, decision, worlds, rollouts, source, cands,
+                         ncand, values, wst, wws, rst, rws, SM.new_work(), np.zeros(1, np.uint64), err, NOLOG)
+    return played, values
+
+
+def _direct_rollout(state, seat, decision, play, world, rollout):
+    """One rollout of ``play`` made here: the true deal copied, the search's streams, play_from."""
+    params, fns = _functions()
+    st, ws = state._st.copy(), tuple(a.copy() for a in state._ws)
+    for s in range(SEATS):
+        ws[2][s, 0] = KS.rollout_stream(np.uint64(st[ST.S_SEED]), st[ST.S_KEY_A], st[ST.S_KEY_B],
+                                        KS.decision_index(st), world, rollout, s)
+    st[ST.ANSWER:ST.ANSWER + CARDS] = play
+    err = np.zeros(PH.ERR_SIZE, np.int64)
+    assert PH.apply(st, ws, state._enc, err, NOLOG, np.int64(decision), np.int64(play.sum())) == PH.ERR_NONE
+    assert D.play_from(st, ws, state._enc, params, fns, err, NOLOG) == PH.ERR_NONE
+    return KS.outcome(st[ST.RESULT:], seat % 2)
+
+
+@pytest.mark.parametrize("decision", [LEAD, FOLLOW])
+def test_one_candidates_value_is_the_mean_of_its_direct_rollouts(decision):
+    state, seat = _state_at(31, 4, decision, min_trick=3)
+    cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+    cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
+    worlds, rollouts = 3, 2
+    played, values = _evaluate(state, seat, decision, cands, 1, worlds, rollouts)
+    assert played == worlds * rollouts
+    outcomes = [_direct_rollout(state, seat, decision, cands[0], w, r) for w in range(worlds) for r in range(rollouts)]
+    assert values[0, KS.CV_N] == worlds * rollouts
+    assert values[0, KS.CV_LEVELS] == sum(o[0] for o in outcomes)
+    assert values[0, KS.CV_POINTS] == sum(o[1] for o in outcomes)
+
+
+def test_every_candidate_sees_the_same_worlds_and_streams():
+    state, seat = _state_at(8, 2, LEAD, min_trick=2)
+    cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+    cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
+    n = KS.list_candidates(state._st, state._ws, state._enc, seat, LEAD, 6, cands)
+    assert n >= 2
+    cands[n] = cands[1]  # the same play twice: common random numbers give it the same value
+    _, values = _evaluate(state, seat, LEAD, cands, n + 1, worlds=4)
+    assert np.array_equal(values[1], values[n])
+    single = np.zeros_like(cands)
+    single[0] = cands[1]
+    _, alone = _evaluate(state, seat, LEAD, single, 1, worlds=4)
+    assert np.array_equal(alone[0], values[1])  # and the same value as on its own
+
+
+def test_the_search_leaves_the_base_answer_only_for_a_clear_gain():
+    values = np.zeros((KC.MAX_CANDIDATES, KS.CV_FIELDS))
+    worlds = 16
+    values[:3, KS.CV_N] = values[:3, KS.CV_WORLDS] = worlds
+    gains = {1: np.array([7.0, -5.0] * 8), 2: np.array([0.5, 0.5] * 8)}  # 1: a higher mean, mostly noise
+    for c, g in gains.items():
+        values[c, KS.CV_GAIN], values[c, KS.CV_GAIN2] = g.sum(), (g * g).sum()
+        values[c, KS.CV_LEVELS] = g.sum()
+    assert KS.best_candidate(values, 3) == 1  # the best mean (what analyze compares with)
+    assert KS.chosen_candidate(values, 3) == 2  # the play: the highest lower bound above 0
+    values[2, KS.CV_GAIN] = values[2, KS.CV_LEVELS] = 0.0
+    assert KS.chosen_candidate(values, 3) == 0  # no clear gain: the base policy's answer
+
+
+def test_candidates_are_legal_and_distinct():
+    for seed, decision in [(1, LEAD), (2, FOLLOW), (3, LEAD), (4, FOLLOW)]:
+        state, seat = _state_at(seed, 0, decision, min_trick=seed)
+        cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+        cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
+        n = KS.list_candidates(state._st, state._ws, state._enc, seat, decision, KC.MAX_CANDIDATES, cands)
+        rows = {tuple(r) for r in cands[:n]}
+        assert len(rows) == n
+        legal = {tuple(np.bincount(_ids(p), minlength=CARDS)) for p in state.legal(limit=200_000)}
+        assert rows <= legal
+
+
+def test_the_oracle_finds_the_best_endgame_play():
+    """At the penultimate trick's lead (two cards a hand), every legal lead is played out here with
+    the same streams and the oracle must choose one of the best (deals where all leads are worth
+    the same are skipped; a two-card throw the seat cannot prove safe is not a candidate)."""
+    checked = 0
+    for deal_id in range(30):
+        state = State.new(seed=99, deal_id=deal_id)
+        while not state.over and not (state._st[ST.S_REMAINING] == 2 and state.to_act().decision == "lead"):
+            state.apply(state.answer_of("expert"))
+        if state.over:
+            continue
+        seat = state.to_act().seat
+        cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+        for c in _ids(state.answer_of("expert")):
+            cands[0, c] += 1
+        state._st[ST.ANSWER:ST.ANSWER + CARDS] = cands[0]
+        n = KS.list_candidates(state._st, state._ws, state._enc, seat, LEAD, KC.MAX_CANDIDATES, cands)
+        _, values = _evaluate(state, seat, LEAD, cands, n, worlds=1)
+        chosen = KS.best_candidate(values, n)
+        offered = {tuple(r) for r in cands[:n]}
+        truth = {}
+        for play in state.legal():
+            counts = np.bincount(_ids(play), minlength=CARDS)
+            if np.count_nonzero(counts) > 1 and tuple(counts) not in offered:
+                continue  # a throw of two cards that might fail
+            lv, pt = _direct_rollout(state, seat, LEAD, counts, 0, 0)
+            truth[tuple(counts)] = lv + pt / KS.POINTS_PER_LEVEL
+        if len(set(truth.values())) < 2:
+            continue
+        assert truth[tuple(cands[chosen])] == max(truth.values()), (deal_id, truth)
+        checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("source", [KS.WORLD_TRUE, KS.WORLD_SAMPLED], ids=["oracle", "sampled"])
+def test_only_the_oracle_reads_the_hidden_hands(source):
+    """Swap the unplayed cards of the two opponents (the searching seat's knowledge is unchanged): the
+    oracle's values change, since it rolls out the true deal; the sampled search's do not, since its
+    worlds and candidates come from the seat's knowledge only (the sampler's contract)."""
+    state, seat = _state_at(17, 1, LEAD, min_trick=8)
+    cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+    cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
+    n = KS.list_candidates(state._st, state._ws, state._enc, seat, LEAD, 8, cands)
+    played, before = _evaluate(state, seat, LEAD, cands, n, worlds=6, source=source)
+    assert played == 6 * n
+    swapped = state.clone()
+    hands = swapped._st[ST.HANDS:ST.HANDS + SEATS * CARDS].reshape(SEATS, CARDS)
+    a, b = (seat + 1) % SEATS, (seat + 3) % SEATS
+    assert not np.array_equal(hands[a], hands[b])
+    hands[[a, b]] = hands[[b, a]]
+    views = swapped._ws[0]
+    views[[a, b], V.V_HAND] = views[[b, a], V.V_HAND]
+    mine = slice(V.M_MY_CARDS, V.M_MY_PAIRS + EFF_SUITS)
+    views[[a, b], V.V_META, mine] = views[[b, a], V.V_META, mine]
+    for piece in (ST.HELD, ST.HPAIRS):
+        counts = swapped._st[piece:piece + SEATS * EFF_SUITS].reshape(SEATS, EFF_SUITS)
+        counts[[a, b]] = counts[[b, a]]
+    again = cands.copy()
+    assert KS.list_candidates(swapped._st, swapped._ws, swapped._enc, seat, LEAD, 8, again) == n
+    assert np.array_equal(again, cands)
+    _, after = _evaluate(swapped, seat, LEAD, cands, n, worlds=6, source=source)
+    assert np.array_equal(before[:n], after[:n]) == (source == KS.WORLD_SAMPLED)
+
+
+# ---------------------------------------------------------------- the policy layer and analyze
+
+def test_search_names_and_tables_resolve():
+    pol = strategy.resolve_policy("oracle:basic:8:2")
+    assert pol.search.worlds == 8 and pol.search.rollouts == 2 and pol.search.kind == "oracle"
+    assert pol.functions == strategy.resolve_policy("basic").functions
+    table = strategy.resolve_policy({"policy": "oracle", "base": "expert", "worlds": 4})
+    assert table.name == "oracle:expert:4" and table.search.source == "true"
+    for bad in ("oracle:expert:0", "oracle:expert:x", "oracle:nosuch", {"policy": "oracle", "worlds": -1},
+                {"policy": "oracle", "base": "oracle"}, {"policy": "oracle", "bogus": 1}):
+        with pytest.raises(ValueError):
+            strategy.resolve_policy(bad)
+    pol = strategy.resolve_policy("search")
+    assert pol.search.source == "sampled" and pol.search.worlds == S.DEFAULT_WORLDS
+    assert pol.functions == strategy.resolve_policy(S.DEFAULT_BASE).functions
+
+
+def test_analyze_end_to_end(tmp_path):
+    result = A.run("expert", deals=2, seed=4, worlds=3)
+    frame = result["decisions"]
+    assert result["source"] == "sampled"
+    assert len(frame) > 50 and set(frame["decision"]) == {"lead", "follow"}
+    # the same rollouts for the play and the best: never below 0, in either kind of world
+    assert (frame["regret_levels"] >= 0).all() and (frame["true_regret_levels"] >= 0).all()
+    forced = frame[frame["candidates"] == 1]
+    assert (forced["true_regret_levels"] == 0).all()
+    md, html, png = A.write_report(result, tmp_path / "rep", worst_k=3)
+    for p in (md, html, png, tmp_path / "rep" / "decisions.csv"):
+        assert p.exists() and p.stat().st_size > 0
+    text = md.read_text()
+    assert "tractor-sim replay --seed 4 --deal" in text and "By trick" in text
+    # the replay of a listed deal shows the analysed policy's play at that decision
+    row = A.worst(frame, 1).iloc[0]
+    deal = replay(seed=4, deal_id=int(row["deal_id"]), policies=("expert", "expert"))
+    trick = deal["tricks"][int(row["trick"]) - 1]
+    played = {p["seat"]: " ".join(p["cards"]) for p in trick["plays"]}
+    if row["decision"] == "lead" and "failed_throw" in trick:
+        played[int(row["seat"])] = " ".join(trick["failed_throw"]["attempted"])
+    assert played[int(row["seat"])] == row["chosen"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["analyze", "nosuch", "--deals", "1"], "unknown policy"),
+    (["analyze", "expert", "--worlds", "0", "--deals", "1"], "worlds"),
+    (["analyze", "expert", "--deals", "x"], "--deals"),
+    (["analyze", "oracle:expert:4", "--deals", "1"], "is a search"),
+    (["analyze", "expert", "--deals", "0"], "--deals"),
+])
+def test_analyze_bad_input_is_an_error_exit_2(args, message):
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("error: ") and message in res.output
+
+
+def test_analyze_cli_writes_the_report(tmp_path):
+    out = tmp_path / "an"
+    res = CliRunner().invoke(main, ["analyze", "basic", "--deals", "1", "--worlds", "2", "--source", "true",
+                                    "--out", str(out), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert (out / "analyze.md").exists() and "report:" in res.output
