@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from tractor_sim.cards import card_str
 from tractor_sim.kernels import deal as D
@@ -230,7 +229,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
                                     log_id, cap, extra)
         else:
             nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
-                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id)
+                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, D.play_from)
         if nrows < 0:
             raise SimulationError(_describe_error(spec, pols, err))
         deal_parts.append(deals[:nrows])
@@ -325,6 +324,8 @@ def replay_command(spec: ChunkSpec, deal_id: int) -> str:
 
 def to_frames(results: Iterable[ChunkResult]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Chunk results -> (deals, matches) DataFrames (docs/records.md), sorted by id."""
+    import pandas as pd  # here, not at import: a run's first result does not need it (0.5 s)
+
     dfs, mfs = [], []
     for r in results:
         s = r.spec

@@ -111,7 +111,8 @@ def play_from(st, ws, rules, params, fns, err, log):
     end; its result row is then in ``st[RESULT:]``.  Returns ERR_NONE or an error code.
 
     The one compiled copy of the driver: play_deal and rollouts call it (a call per deal costs
-    nothing measurable; a copy inlined into each tripled the cold compile)."""
+    nothing measurable; a copy inlined into each tripled the cold compile), match.play_chunk
+    through its address (play_deal_through)."""
     return _drive(st, ws, rules, params, fns, err, log)
 
 
@@ -128,6 +129,27 @@ def play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, par
     code = start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter)
     if code == ERR_NONE:
         code = play_from(st, ws, rules, params, fns, err, log)
+    if code == ERR_NONE:
+        for k in range(D_FIELDS):
+            row[k] = st[RESULT + k]
+    return code
+
+
+DRIVER_TYPE = types.FunctionType(PLAY_FROM_SIG)  # play_from as a first-class function
+
+
+@njit(cache=True, inline='always')
+def play_deal_through(drive, seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, ws, st, row,
+                      err, log):
+    """``play_deal`` with the driver handed in: match.play_chunk passes play_from as a DRIVER_TYPE,
+    called through its address.  A direct call links play_from's code into the caller's library,
+    and numba's LLVM then optimises and emits it again at each level: play_deal (2 s of CPU, not
+    compiled by a run now) and play_chunk (3.7-4 s, now 2.5-3: what remains is phases.start and
+    its callees, linked), benchmarks/bench_compile.py.  One call a deal through a pointer costs
+    nothing measurable (A/B in the commit that brought it)."""
+    code = start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter)
+    if code == ERR_NONE:
+        code = drive(st, ws, rules, params, fns, err, log)
     if code == ERR_NONE:
         for k in range(D_FIELDS):
             row[k] = st[RESULT + k]

@@ -12,8 +12,8 @@ id, 0), so a deal is the same whatever chunk or worker plays it.
 import numpy as np
 from numba import njit, types
 
-from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, FUNCS_TYPE
-from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, new_workspace, play_deal
+from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, DRIVER_TYPE, FUNCS_TYPE
+from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, new_workspace, play_deal_through
 from tractor_sim.kernels.phases import E_DEAL_IN_MATCH, E_DONE, E_ID
 from tractor_sim.kernels.rng import randint, stream_key
 from tractor_sim.kernels.layout import Layout
@@ -45,7 +45,7 @@ LOG_ALL = -2  # log_id that logs every deal of the chunk into one log
 MODE_FIXED = 0
 MODE_MATCH = 1
 
-CHUNK_SIG = types.int64(
+CHUNK_ARGS = (  # what a chunk is told (kernels.search_play's chunk takes the same, then its own)
     types.int64,  # mode
     types.uint64,  # seed
     types.int64,  # first id (deal id or match id)
@@ -61,6 +61,8 @@ CHUNK_SIG = types.int64(
     types.int64[:, ::1],  # event log of one deal, for replays (deal.LOG_*)
     types.int64,  # the deal id to log (-1: none, LOG_ALL: every deal)
 )
+# and deal.play_from, called through its address (see deal.play_deal_through)
+CHUNK_SIG = types.int64(*CHUNK_ARGS, DRIVER_TYPE)
 
 
 @njit(cache=True)
@@ -91,8 +93,10 @@ def fixed_starter(seed, deal_id, team, auction, st):
 
 
 @lazy_jit(CHUNK_SIG)
-def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id):
-    """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.
+def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id,
+               driver):
+    """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.  ``driver`` is
+    deal.play_from (the callers pass it: a compiled function's address exists only at run time).
 
     ``err[E_DONE]`` counts the deals or matches completed: a match is started only
     while ``deals`` has room for MAX_DEALS_PER_MATCH more rows.  On a strategy
@@ -118,8 +122,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
-            code = play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, ws, state,
-                             row, err, log if ident == log_id or log_id == LOG_ALL else nolog)
+            code = play_deal_through(driver, seed, ident, item - item, no, levels, fixed_team, starter, rules, params,
+                                     fns, ws, state, row, err, log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
                 return -1 - nrows
@@ -135,8 +139,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         d = 0
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
-            code = play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws, state, row,
-                             err, log if key == log_id or log_id == LOG_ALL else nolog)
+            code = play_deal_through(driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws,
+                                     state, row, err, log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
                 err[E_DEAL_IN_MATCH] = d

@@ -25,7 +25,7 @@ from tractor_sim.kernels.deal import FUNCS_TYPE, N_DECISIONS, new_workspace
 from tractor_sim.kernels.events import LOG_COLS
 from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.match import (
-    CHUNK_SIG, LOG_ALL, MAX_DEALS_PER_MATCH, MODE_FIXED, MX_DEALS, MX_LEVEL0_FINAL, MX_MATCH_ID, MX_WINNER,
+    CHUNK_ARGS, LOG_ALL, MAX_DEALS_PER_MATCH, MODE_FIXED, MX_DEALS, MX_LEVEL0_FINAL, MX_MATCH_ID, MX_WINNER,
     X_LEVEL0_AFTER, X_LEVEL1_AFTER, _write, fixed_starter,
 )
 from tractor_sim.kernels.phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, start, to_act
@@ -75,7 +75,7 @@ RECORD = Layout("analysis row", [
 globals().update(RECORD.constants())
 AR_FIELDS = RECORD.size
 
-SEARCH_CHUNK_SIG = types.int64(*CHUNK_SIG.args, types.int64[:, ::1], types.int64[::1], types.float64[:, ::1])
+SEARCH_CHUNK_SIG = types.int64(*CHUNK_ARGS, types.int64[:, ::1], types.int64[::1], types.float64[:, ::1])
 
 
 @njit(cache=True)

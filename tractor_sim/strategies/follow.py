@@ -30,25 +30,31 @@ def partner_safe(view, key):
 @njit(cache=True, inline='always')
 def play_smart(view, out, ruff_points, careful, scratch):
     """The smart follow (see ``smart``); ``careful``: a ruff that an opponent after me, shown void
-    in the led suit, could overruff must be top."""
+    in the led suit, could overruff must be top.
+
+    Written with one call of each large helper (numba inlines a helper's whole code at every call:
+    two calls each compiled the smart and expert follows about twice as long)."""
     held, need = sl.follow_need(view)
     seat, key = sl.current_best(view)
     last = view[V_META, M_NPLAYED] == SEATS - 1
+    feed = False
     if seat == partner_of(view[V_META, M_SEAT]):
         feed = last or partner_safe(view, key)
-        return sl.cheapest_follow_given(view, out, feed, held, need)
-    if view[V_META, M_LEAD_KIND] != KIND_THROW:
+    elif view[V_META, M_LEAD_KIND] != KIND_THROW:
         s = view[V_META, M_LEAD_SUIT]
+        win = False
+        need_top = False
         if held >= view[V_META, M_LEAD_N]:
-            n = sl.winning_follow_given(view, out, key, sl.opponent_after(view), held)
-            if n > 0:
-                return n
+            win = True
+            need_top = sl.opponent_after(view)
         elif held == 0 and s != TRUMP and (last or sl.trick_points(view) >= ruff_points):
+            win = True
             need_top = careful and _overruff_risk(view, scratch, s)
+        if win:
             n = sl.winning_follow_given(view, out, key, need_top, held)
             if n > 0:
                 return n
-    return sl.cheapest_follow_given(view, out, False, held, need)
+    return sl.cheapest_follow_given(view, out, feed, held, need)
 
 
 @njit(cache=True, inline='always')

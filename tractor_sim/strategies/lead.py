@@ -117,15 +117,17 @@ def lead_top(view, out, scratch, careful):
     best_e = -1
     best_k = -1
     best_top = -1
-    for e in range(SUITS):
-        if _largest_possible(view, e) <= best_k or (careful and _opponent_void(view, scratch, e)):
+    # the plain suits, then TRUMP when none has a top unit: one call of top_unit (numba inlines its
+    # whole code at every call)
+    for e in range(EFF_SUITS):
+        if e == TRUMP:
+            if best_e >= 0:
+                break
+        elif _largest_possible(view, e) <= best_k or (careful and _opponent_void(view, scratch, e)):
             continue
         k, top = top_unit(view, e)
         if k > best_k:
             best_e, best_k, best_top = e, k, top
-    if best_e < 0:
-        best_k, best_top = top_unit(view, TRUMP)
-        best_e = TRUMP if best_k >= 0 else -1
     if best_e < 0:
         return 0
     return sl.put_unit(view, out, best_e, best_top, best_k)
