@@ -52,6 +52,7 @@ COUNTERS = Layout("search counters", [
 globals().update(COUNTERS.constants())
 N_COUNTERS = COUNTERS.size
 ERR_NO_WORLD = 50  # error code: the search could not make a world (the sampler found no deal)
+HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and the selection (row 1)
 # An analysis row (float64): one decision of the analysed policy, valued by the search in two kinds
 # of worlds (the settings' source, then the true deal).  In each, the best candidate is selected on
 # one set of worlds (AR_*CHOSEN/BEST: in-sample, the maximum of noisy means, biased upwards) and the
@@ -84,8 +85,6 @@ RECORD = Layout("analysis row", [
 ])
 globals().update(RECORD.constants())
 AR_FIELDS = RECORD.size
-
-HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and the selection (row 1)
 
 SEARCH_CHUNK_SIG = types.int64(*CHUNK_SIG.args, types.int64[:, ::1], types.int64[::1], types.float64[:, ::1])
 
