@@ -110,23 +110,24 @@ def _work(state):
     return np.zeros(ST.STATE_SIZE, np.int64), wws, np.zeros(ST.STATE_SIZE, np.int64), rws
 
 
-def _evaluate(state, seat, decision, cands, ncand, worlds, rollouts=1, source=KS.WORLD_TRUE):
+def _evaluate(state, seat, decision, cands, ncand, worlds, rollouts=1, source=KS.WORLD_TRUE, held=KS.SELECTION):
     params, fns = _functions()
     values = np.zeros((KC.MAX_CANDIDATES, KS.CV_FIELDS))
     err = np.zeros(PH.ERR_SIZE, np.int64)
     wst, wws, rst, rws = _work(state)
     played = KS.evaluate(state._st, state._ws, state._enc, params, fns, seat, decision, worlds, rollouts, source, cands,
-                         ncand, values, wst, wws, rst, rws, SM.new_work(), np.zeros(1, np.uint64), err, NOLOG)
+                         ncand, values, wst, wws, rst, rws, SM.new_work(), np.zeros(1, np.uint64), err, NOLOG,
+                         held)
     return played, values
 
 
-def _direct_rollout(state, seat, decision, play, world, rollout):
+def _direct_rollout(state, seat, decision, play, world, rollout, held=KS.SELECTION):
     """One rollout of ``play`` made here: the true deal copied, the search's streams, play_from."""
     params, fns = _functions()
     st, ws = state._st.copy(), tuple(a.copy() for a in state._ws)
     for s in range(SEATS):
         ws[2][s, 0] = KS.rollout_stream(np.uint64(st[ST.S_SEED]), st[ST.S_KEY_A], st[ST.S_KEY_B],
-                                        KS.decision_index(st), world, rollout, s)
+                                        KS.decision_index(st), world, rollout, s, held)
     st[ST.ANSWER:ST.ANSWER + CARDS] = play
     err = np.zeros(PH.ERR_SIZE, np.int64)
     assert PH.apply(st, ws, state._enc, err, NOLOG, np.int64(decision), np.int64(play.sum())) == PH.ERR_NONE
@@ -275,15 +276,21 @@ def test_analyze_end_to_end(tmp_path):
     frame = result["decisions"]
     assert result["source"] == "sampled"
     assert len(frame) > 50 and set(frame["decision"]) == {"lead", "follow"}
-    # the same rollouts for the play and the best: never below 0, in either kind of world
-    assert (frame["regret_levels"] >= 0).all() and (frame["true_regret_levels"] >= 0).all()
+    # in-sample: the same rollouts for the play and the best, never below 0, in either kind of world
+    assert (frame["insample_regret_levels"] >= 0).all() and (frame["true_insample_regret_levels"] >= 0).all()
+    # held-out: other worlds value the selection, which can lose there; exactly 0 when it is the play
+    assert (frame["regret_levels"] < 0).any()
+    own = frame[frame["chosen"] == frame["best"]]
+    assert len(own) > 0 and (own["regret_levels"] == 0).all() and (own["regret_points"] == 0).all()
     forced = frame[frame["candidates"] == 1]
-    assert (forced["true_regret_levels"] == 0).all()
+    assert (forced["true_regret_levels"] == 0).all() and (forced["regret_levels"] == 0).all()
+    assert frame["regret_levels"].mean() < frame["insample_regret_levels"].mean()
     md, html, png = A.write_report(result, tmp_path / "rep", worst_k=3)
     for p in (md, html, png, tmp_path / "rep" / "decisions.csv"):
         assert p.exists() and p.stat().st_size > 0
     text = md.read_text()
     assert "tractor-sim replay --seed 4 --deal" in text and "By trick" in text
+    assert "held-out" in text and "levels (in-sample, sampled)" in text and "biased upwards" in text
     # the replay of a listed deal shows the analysed policy's play at that decision
     row = A.worst(frame, 1).iloc[0]
     deal = replay(seed=4, deal_id=int(row["deal_id"]), policies=("expert", "expert"))
@@ -313,3 +320,73 @@ def test_analyze_cli_writes_the_report(tmp_path):
                                     "--out", str(out), "--quiet"])
     assert res.exit_code == 0, res.output
     assert (out / "analyze.md").exists() and "report:" in res.output
+
+
+# ---------------------------------------------------------------- analyze's regret: held-out against in-sample
+
+def _gain(values, c):
+    """Candidate c's mean levels minus the policy's play's (candidate 0)."""
+    return values[c, KS.CV_LEVELS] / values[c, KS.CV_N] - values[0, KS.CV_LEVELS] / values[0, KS.CV_N]
+
+
+def test_held_out_regret_is_unbiased_where_the_in_sample_one_is_not():
+    """At many decisions of expert, select the best of its candidates on 4 sampled worlds (as analyze
+    does), then compare both regret estimates with the selection's true gain, measured on 256 further
+    independent worlds.  The in-sample regret (the best of noisy means) overstates the gain: its
+    excess's 95% interval is above 0.  The held-out one (the same two plays on the P_HELDOUT worlds)
+    does not: its excess's interval covers 0.  On the biased definition both would be the same."""
+    worlds, truth_worlds = 4, 256
+    excess = {"in": [], "held": []}
+    deals = []
+    for deal_id in range(12):
+        for decision, trick in ((LEAD, 2), (FOLLOW, 4), (LEAD, 7), (FOLLOW, 9)):
+            state, seat = _state_at(23, deal_id, decision, min_trick=trick)
+            cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+            cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
+            n = KS.list_candidates(state._st, state._ws, state._enc, seat, decision, 16, cands)
+            if n < 2:
+                continue
+            _, sel = _evaluate(state, seat, decision, cands, n, worlds, source=KS.WORLD_SAMPLED)
+            best = KS.best_candidate(sel, n)
+            in_sample = _gain(sel, best)
+            held = truth = 0.0
+            if best != 0:
+                pair = np.zeros_like(cands)
+                pair[0], pair[1] = cands[0], cands[best]
+                _, hv = _evaluate(state, seat, decision, pair, 2, worlds, source=KS.WORLD_SAMPLED, held=KS.P_HELDOUT)
+                _, tv = _evaluate(state, seat, decision, pair, 2, truth_worlds, source=KS.WORLD_SAMPLED,
+                                  held=2 * KS.P_HELDOUT)  # a third set of streams, independent of both
+                held, truth = _gain(hv, 1), _gain(tv, 1)
+            excess["in"].append(in_sample - truth)
+            excess["held"].append(held - truth)
+            deals.append(deal_id)
+    assert len(deals) >= 30
+    m_in, lo_in, _ = A.clustered_mean(excess["in"], deals)
+    m_held, lo_held, hi_held = A.clustered_mean(excess["held"], deals)
+    assert lo_in > 0, (m_in, lo_in)
+    assert lo_held <= 0 <= hi_held, (m_held, lo_held, hi_held)
+    assert abs(m_held) < m_in / 2
+
+
+def test_analyze_held_out_values_are_the_selections_on_independent_worlds():
+    """analyze's record of a decision: the selection is the best mean on the search's worlds, and the
+    held-out values are those two plays rolled out on the P_HELDOUT worlds, recomputed here."""
+    result = A.run("expert", deals=1, seed=4, worlds=3)
+    frame = result["decisions"]
+    row = frame[(frame["trick"] >= 3) & (frame["seat"] % 2 == 0) & (frame["decision"] == "lead")
+                & (frame["chosen"] != frame["best"])].iloc[0]
+    state, seat = _state_at(4, int(row["deal_id"]), LEAD, min_trick=int(row["trick"]) - 1)
+    assert seat == row["seat"] and state._st[ST.S_TRICK] == row["trick"] - 1
+    cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+    cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
+    n = KS.list_candidates(state._st, state._ws, state._enc, seat, LEAD, S.DEFAULT_MAX_CANDIDATES, cands)
+    _, sel = _evaluate(state, seat, LEAD, cands, n, 3, source=KS.WORLD_SAMPLED)
+    best = KS.best_candidate(sel, n)
+    assert A._cards(cands[best]) == row["best"]
+    assert _gain(sel, best) == row["insample_regret_levels"]
+    pair = np.zeros_like(cands)
+    pair[0], pair[1] = cands[0], cands[best]
+    _, held = _evaluate(state, seat, LEAD, pair, 2, 3, source=KS.WORLD_SAMPLED, held=KS.P_HELDOUT)
+    assert held[0, KS.CV_LEVELS] / held[0, KS.CV_N] == row["held_chosen_levels"]
+    assert held[1, KS.CV_LEVELS] / held[1, KS.CV_N] == row["held_best_levels"]
+    assert _gain(held, 1) == row["regret_levels"]

@@ -5,11 +5,18 @@ compiled search (kernels.search) values the policy's own play and every
 other candidate by rollouts with POLICY at every seat, over the same worlds
 for all of them (common random numbers), and the policy's play is the one
 made, so the deals are POLICY's own and ``tractor-sim replay --a POLICY --b
-POLICY`` shows them.  The *regret* of a decision is the best candidate's
-mean minus the policy's play's, in levels and in points: 0 when the policy
-chose the best (or had one legal play), never below 0 on the same rollouts.
-Two columns: from worlds sampled from the seat's knowledge (what a player
-could know) and from the true deal (what an omniscient player would gain).
+POLICY`` shows them.  The *regret* of a decision is what the search's
+selection gains over the policy's play, in levels and in points.  The best
+candidate is selected on one set of worlds; the policy's play and that
+selection are then valued on a second, independent set (held-out), and the
+regret is the difference there: an unbiased estimate of the selection's true
+gain (it can be below 0; it is 0 when the selection is the policy's play or
+the play was forced).  The *in-sample* regret, the best mean minus the
+policy's on the selecting worlds, is reported too but is biased upwards: the
+maximum of many noisy means (the winner's curse) is positive even for a
+policy that plays perfectly.  Two columns: from worlds sampled from the
+seat's knowledge (what a player could know) and from the true deal (what an
+omniscient player would gain).
 
 The report (analyze.md, analyze.html, analyze.png and decisions.csv in the
 output directory) gives the mean regret by decision type and by trick with
@@ -38,7 +45,10 @@ from tractor_sim.kernels.view import DECISIONS
 MAX_DEALS = 100_000
 CHUNK = 5  # deals per kernel call: the progress bar moves at each
 DEFAULT_WORST = 10
-REGRET_COLUMNS = {"sampled": ("regret_levels", "regret_points"), "true": ("true_regret_levels", "true_regret_points")}
+# The summary's columns: held-out (the headline, unbiased) and in-sample (upper-biased), per world kind.
+REGRET_COLUMNS = {"sampled": ("regret_levels", "regret_points"), "true": ("true_regret_levels", "true_regret_points"),
+                  "sampled_in": ("insample_regret_levels", "insample_regret_points"),
+                  "true_in": ("true_insample_regret_levels", "true_insample_regret_points")}
 
 
 def _cards(counts) -> str:
@@ -100,7 +110,8 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
 
 
 def decisions_frame(rows: np.ndarray, source: str) -> pd.DataFrame:
-    """The analysis rows (kernels.search_play RECORD) as a table, with the regrets."""
+    """The analysis rows (kernels.search_play RECORD) as a table, with the regrets: ``regret_*`` held-out
+    (selected minus chosen on the independent worlds), ``insample_regret_*`` on the selecting worlds."""
     from tractor_sim.kernels import search_play as SPL
 
     if rows.shape[0] == 0:
@@ -113,18 +124,29 @@ def decisions_frame(rows: np.ndarray, source: str) -> pd.DataFrame:
         "candidates": rows[:, SPL.AR_CANDIDATES].astype(np.int64),
         "rollouts": rows[:, SPL.AR_ROLLOUTS].astype(np.int64),
     })
-    blocks = {"": (SPL.AR_CHOSEN_LEVELS, SPL.AR_CHOSEN_POINTS, SPL.AR_BEST_LEVELS, SPL.AR_BEST_POINTS),
+    blocks = {"": (SPL.AR_CHOSEN_LEVELS, SPL.AR_CHOSEN_POINTS, SPL.AR_BEST_LEVELS, SPL.AR_BEST_POINTS,
+                   SPL.AR_HELD_CHOSEN_LEVELS, SPL.AR_HELD_CHOSEN_POINTS, SPL.AR_HELD_BEST_LEVELS,
+                   SPL.AR_HELD_BEST_POINTS),
               "true_": (SPL.AR_TRUE_CHOSEN_LEVELS, SPL.AR_TRUE_CHOSEN_POINTS, SPL.AR_TRUE_BEST_LEVELS,
-                        SPL.AR_TRUE_BEST_POINTS)}
-    for prefix, (cl, cp, bl, bp) in blocks.items():
+                        SPL.AR_TRUE_BEST_POINTS, SPL.AR_TRUE_HELD_CHOSEN_LEVELS, SPL.AR_TRUE_HELD_CHOSEN_POINTS,
+                        SPL.AR_TRUE_HELD_BEST_LEVELS, SPL.AR_TRUE_HELD_BEST_POINTS)}
+    for prefix, (cl, cp, bl, bp, hcl, hcp, hbl, hbp) in blocks.items():
         f[prefix + "chosen_levels"] = rows[:, cl]
         f[prefix + "chosen_points"] = rows[:, cp]
         f[prefix + "best_levels"] = rows[:, bl]
         f[prefix + "best_points"] = rows[:, bp]
-        f[prefix + "regret_levels"] = rows[:, bl] - rows[:, cl]
-        f[prefix + "regret_points"] = rows[:, bp] - rows[:, cp]
+        f[prefix + "insample_regret_levels"] = rows[:, bl] - rows[:, cl]
+        f[prefix + "insample_regret_points"] = rows[:, bp] - rows[:, cp]
+        f[prefix + "held_chosen_levels"] = rows[:, hcl]
+        f[prefix + "held_chosen_points"] = rows[:, hcp]
+        f[prefix + "held_best_levels"] = rows[:, hbl]
+        f[prefix + "held_best_points"] = rows[:, hbp]
+        f[prefix + "regret_levels"] = rows[:, hbl] - rows[:, hcl]
+        f[prefix + "regret_points"] = rows[:, hbp] - rows[:, hcp]
     if source == "true":  # one kind of world only: the first block is the true deal's too
-        for col in ("chosen_levels", "chosen_points", "best_levels", "best_points", "regret_levels", "regret_points"):
+        for col in ("chosen_levels", "chosen_points", "best_levels", "best_points", "insample_regret_levels",
+                    "insample_regret_points", "held_chosen_levels", "held_chosen_points", "held_best_levels",
+                    "held_best_points", "regret_levels", "regret_points"):
             f[col] = np.nan
     f["chosen"] = [_cards(r[SPL.AR_CHOSEN_CARDS:SPL.AR_CHOSEN_CARDS + CARDS]) for r in rows]
     f["best"] = [_cards(r[SPL.AR_BEST_CARDS:SPL.AR_BEST_CARDS + CARDS]) for r in rows]
@@ -152,7 +174,7 @@ def clustered_mean(values, clusters, confidence: float = 0.95) -> tuple[float, f
 
 def summary(frame: pd.DataFrame, by: str) -> pd.DataFrame:
     """Mean regret (levels, points) with 95% intervals clustered by deal, per value of ``by``, both
-    world kinds, plus the share of decisions where the policy did not choose the best."""
+    world kinds, held-out and in-sample (REGRET_COLUMNS), and the decisions with a choice."""
     rows = []
     for key, part in frame.groupby(by, sort=True):
         row = {by: key, "decisions": len(part), "searched": int((part["candidates"] > 1).sum())}
@@ -173,13 +195,19 @@ def _ci(m, lo, hi, digits=3) -> str:
     return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
+TABLE_COLUMNS = (("sampled", "sampled worlds", True), ("true", "true deal", True),
+                 ("sampled_in", "in-sample, sampled", False), ("true_in", "in-sample, true deal", False))
+
+
 def _table(s: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Held-out levels and points per world kind, then the in-sample (upper-biased) levels."""
     out = pd.DataFrame({by: s[by], "decisions": s["decisions"], "searched": s["searched"]})
-    for label, title in (("sampled", "sampled worlds"), ("true", "true deal")):
+    for label, title, points in TABLE_COLUMNS:
         out[f"levels ({title})"] = [_ci(*r) for r in s[[f"{label}_levels", f"{label}_levels_low",
                                                        f"{label}_levels_high"]].itertuples(index=False)]
-        out[f"points ({title})"] = [_ci(*r, digits=1) for r in s[[f"{label}_points", f"{label}_points_low",
-                                                                 f"{label}_points_high"]].itertuples(index=False)]
+        if points:
+            out[f"points ({title})"] = [_ci(*r, digits=1) for r in s[[f"{label}_points", f"{label}_points_low",
+                                                                     f"{label}_points_high"]].itertuples(index=False)]
     return out
 
 
@@ -187,11 +215,12 @@ def as_text(result: dict) -> str:
     """The by-type table for the terminal."""
     t = _table(summary(result["decisions"], "decision"), "decision")
     return (f"{result['policy']}: {len(result['decisions'])} decisions in {result['deals']} deals, mean regret per "
-            f"decision (95% CI, clustered by deal):\n" + t.to_string(index=False))
+            f"decision, held-out (95% CI, clustered by deal; in-sample columns biased upwards):\n"
+            + t.to_string(index=False))
 
 
 def worst(frame: pd.DataFrame, k: int = DEFAULT_WORST) -> pd.DataFrame:
-    """The ``k`` decisions of largest regret (sampled worlds when measured, else the true deal)."""
+    """The ``k`` decisions of largest held-out regret (sampled worlds when measured, else the true deal)."""
     col = "regret_levels" if frame["regret_levels"].notna().any() else "true_regret_levels"
     pts = col.replace("levels", "points")
     return frame.sort_values([col, pts], ascending=False, kind="stable").head(k)
@@ -216,16 +245,21 @@ def write_report(result: dict, out_dir, worst_k: int = DEFAULT_WORST) -> tuple[P
             f"{len(frame)} leads and follows, {int((frame['candidates'] > 1).sum())} with a choice; "
             f"each candidate valued by {result['worlds']} worlds x {result['rollouts']} rollouts of "
             f"{result['policy']} to the end of the deal ({result['total_rollouts']:,} rollouts, "
-            f"{result['seconds']:.1f} s). Regret = the best candidate's mean minus the policy's play's, "
-            f"on the same rollouts (levels per decision; points as the tie-break). "
+            f"{result['seconds']:.1f} s). Regret (held-out, the headline) = the search's selection minus the "
+            f"policy's play, both valued on a second, independent set of as many worlds and rollouts (common "
+            f"to the two): the selection is the best mean on the first set. It is an unbiased estimate of "
+            f"what the selection gains (it can be below 0; 0 when the selection is the policy's play). The "
+            f"in-sample regret (the best mean minus the policy's on the selecting rollouts) is shown too: it "
+            f"is biased upwards (the maximum of noisy means, the winner's curse), so it is an upper figure, "
+            f"positive even for perfect play. Levels per decision; points as the tie-break. "
             + ("Sampled worlds: deals consistent with the seat's knowledge; true deal: rollouts of the deal "
                "itself (omniscient)." if sampled else
                "Only the true deal (omniscient) was used: this build has no world sampler, so the "
                "sampled-worlds columns are n/a.")
             + " Intervals: 95%, clustered by deal.\n")
     blocks = [("By decision type", _table(by_type, "decision")), ("By trick", _table(by_trick, "trick"))]
-    show = bad[["deal_id", "seat", "trick", "decision", "chosen", "best", "regret_levels", "true_regret_levels",
-                "true_regret_points", "replay"]]
+    show = bad[["deal_id", "seat", "trick", "decision", "chosen", "best", "regret_levels", "insample_regret_levels",
+                "true_regret_levels", "true_regret_points", "replay"]]
     md = [head]
     for title, t in blocks:
         md += [f"## {title}\n", md_table(t), ""]

@@ -542,9 +542,11 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
 
     \b
     POLICY plays every seat; at each lead and follow the search rolls out
-    the policy's play and every other candidate (the same worlds for all):
-    regret = best mean - the policy's, in levels and points, by decision
-    type and trick, with the worst decisions and their replay commands.
+    the policy's play and every other candidate (the same worlds for all)
+    and selects the best mean; the play and the selection are valued again
+    on independent worlds: regret = selection - play there (unbiased), in
+    levels and points, by decision type and trick, beside the in-sample
+    regret (upper-biased), with the worst decisions and their replays.
     Example:
       tractor-sim analyze expert --deals 20 --worlds 16 --out runs/analyze-expert
     """

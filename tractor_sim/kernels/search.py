@@ -68,6 +68,10 @@ MAX_WORLDS = 4096  # worlds per decision, at most (the stream keys leave room fo
 MAX_ROLLOUTS = 256  # rollouts per world, at most
 P_SEARCH = 1 << 40  # stream purposes of the search: above every purpose of the deal itself
 P_WORLD = P_SEARCH >> 1  # stream purposes of the world sampler
+# Added to both purposes above for a second, independent set of worlds and rollouts: analyze values
+# its selected play there (held-out), free of the selection's luck (the winner's curse).
+P_HELDOUT = P_SEARCH << 1
+SELECTION = 0  # the ``held`` offset of the search's own worlds (the only ones the search plays by)
 
 
 @njit(cache=True)
@@ -83,10 +87,11 @@ def decision_index(st):
 
 
 @njit(cache=True)
-def rollout_stream(seed, key_a, key_b, index, world, rollout, seat):
-    """The starting state of seat's strategy stream in a rollout of the search (kernels.rng)."""
-    return stream_key(seed, key_a, key_b, P_SEARCH + ((index * MAX_WORLDS + world) * MAX_ROLLOUTS + rollout) * SEATS
-                      + seat)
+def rollout_stream(seed, key_a, key_b, index, world, rollout, seat, held):
+    """The starting state of seat's strategy stream in a rollout of the search (kernels.rng);
+    ``held``: SELECTION or P_HELDOUT (independent streams for analyze's held-out values)."""
+    return stream_key(seed, key_a, key_b, held + P_SEARCH
+                      + ((index * MAX_WORLDS + world) * MAX_ROLLOUTS + rollout) * SEATS + seat)
 
 
 @njit(cache=True)
@@ -100,16 +105,16 @@ def prepare_worlds(st, ws, seat, source, sampler_work):
 
 
 @njit(cache=True)
-def make_world(st, ws, source, world, wst, wws, sampler_work, rng):
+def make_world(st, ws, source, world, wst, wws, sampler_work, rng, held):
     """Write world number ``world`` of the current decision into (wst, wws): the one place a search
     gets its worlds.  WORLD_TRUE copies the true deal (views, scratch and streams too); WORLD_SAMPLED
     draws a deal consistent with the seat's knowledge (kernels.sampler.draw, after prepare_worlds),
-    from the stream (seed, deal, P_WORLD + decision index x MAX_WORLDS + world)."""
+    from the stream (seed, deal, held + P_WORLD + decision index x MAX_WORLDS + world)."""
     if source == WORLD_TRUE:
         _restore(wst, wws, st, ws)
         return True
     rng[0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B],
-                        P_WORLD + decision_index(st) * MAX_WORLDS + world)
+                        held + P_WORLD + decision_index(st) * MAX_WORLDS + world)
     return draw(st, ws, sampler_work, rng, wst, wws) != 0
 
 
@@ -142,9 +147,10 @@ def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
 
 @njit(cache=True)
 def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, ncand, values,
-             wst, wws, rst, rws, sampler_work, rng, err, nolog):
+             wst, wws, rst, rws, sampler_work, rng, err, nolog, held):
     """Roll every candidate cands[:ncand] out in every world (module docstring): values[c] gets its
-    sums (CV_*).  Returns the rollouts played, or -1 when a world could not be made."""
+    sums (CV_*).  ``held``: SELECTION for the search's worlds, P_HELDOUT for an independent set.
+    Returns the rollouts played, or -1 when a world could not be made."""
     team = team_of(seat)
     seed = np.uint64(st[S_SEED])
     key_a = st[S_KEY_A]
@@ -158,7 +164,7 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
     if not prepare_worlds(st, ws, seat, source, sampler_work):
         return -1
     for w in range(worlds):
-        if not make_world(st, ws, source, w, wst, wws, sampler_work, rng):
+        if not make_world(st, ws, source, w, wst, wws, sampler_work, rng, held):
             return -1
         base_total = 0.0  # the base policy's answer's total in this world (candidate 0 comes first)
         for c in range(ncand):
@@ -169,7 +175,7 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
             for r in range(rollouts):
                 _restore(rst, rws, wst, wws)
                 for s in range(SEATS):
-                    rngs[s, 0] = rollout_stream(seed, key_a, key_b, index, w, r, s)
+                    rngs[s, 0] = rollout_stream(seed, key_a, key_b, index, w, r, s, held)
                 for d in range(CARDS):
                     rst[ANSWER + d] = cands[c, d]
                 code = apply_answer(rst, rws, rules, err, nolog, decision, k)

@@ -32,8 +32,8 @@ from tractor_sim.kernels.phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ER
 from tractor_sim.kernels.result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
 from tractor_sim.kernels.scoring import match_winner
 from tractor_sim.kernels.search import (
-    CV_FIELDS, CV_LEVELS, CV_N, CV_POINTS, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS, SS_SOURCE, SS_WORLDS,
-    WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
+    CV_FIELDS, CV_LEVELS, CV_N, CV_POINTS, P_HELDOUT, SELECTION, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS,
+    SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
 )
 from tractor_sim.kernels.candidates import MAX_CANDIDATES
 from tractor_sim.kernels.sampler import new_work as new_sampler_work
@@ -52,8 +52,11 @@ COUNTERS = Layout("search counters", [
 globals().update(COUNTERS.constants())
 N_COUNTERS = COUNTERS.size
 ERR_NO_WORLD = 50  # error code: the search could not make a world (the sampler found no deal)
+HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and the selection (row 1)
 # An analysis row (float64): one decision of the analysed policy, valued by the search in two kinds
-# of worlds (the settings' source, then the true deal).
+# of worlds (the settings' source, then the true deal).  In each, the best candidate is selected on
+# one set of worlds (AR_*CHOSEN/BEST: in-sample, the maximum of noisy means, biased upwards) and the
+# policy's play and that selection are valued again on an independent set (AR_*HELD_*: unbiased).
 RECORD = Layout("analysis row", [
     ("AR_DEAL", 1, "the deal id (match mode: match id x 1000 + deal in match)"),
     ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD or view.FOLLOW"), ("AR_TRICK", 1, "0-based"),
@@ -69,6 +72,14 @@ RECORD = Layout("analysis row", [
     ("AR_TRUE_BEST_LEVELS", 1),
     ("AR_TRUE_BEST_POINTS", 1),
     ("AR_TRUE_BEST", 1),
+    ("AR_HELD_CHOSEN_LEVELS", 1, "the policy's play: mean levels on the held-out worlds of the settings' source,"),
+    ("AR_HELD_CHOSEN_POINTS", 1, "mean points,"),
+    ("AR_HELD_BEST_LEVELS", 1, "the selected (best in-sample) candidate's there,"),
+    ("AR_HELD_BEST_POINTS", 1, "mean points"),
+    ("AR_TRUE_HELD_CHOSEN_LEVELS", 1, "the same on held-out rollouts of the true deal"),
+    ("AR_TRUE_HELD_CHOSEN_POINTS", 1),
+    ("AR_TRUE_HELD_BEST_LEVELS", 1),
+    ("AR_TRUE_HELD_BEST_POINTS", 1),
     ("AR_CHOSEN_CARDS", CARDS, "the policy's play (counts)"),
     ("AR_BEST_CARDS", CARDS, "the best candidate in the settings' worlds (counts)"),
 ])
@@ -127,7 +138,7 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         return ERR_NONE
     worlds, rollouts = sets[SS_WORLDS], sets[SS_ROLLOUTS]
     played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, sets[SS_SOURCE], cands,
-                      ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog)
+                      ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION)
     if played < 0:
         return -1
     counters[C_DECISIONS] += 1
@@ -143,14 +154,62 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
                    AR_BEST)
     for c in range(CARDS):
         records[row, AR_BEST_CARDS + c] = cands[best, c]
-    if sets[SS_SOURCE] != WORLD_TRUE:
+    source = sets[SS_SOURCE]
+    if source != WORLD_TRUE:
+        held = _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, best,
+                         values, work, records[row], AR_HELD_CHOSEN_LEVELS, AR_HELD_CHOSEN_POINTS,
+                         AR_HELD_BEST_LEVELS, AR_HELD_BEST_POINTS)
+        if held < 0:
+            return -1
+        counters[C_ROLLOUTS] += held
         played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE, cands,
-                          ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog)
+                          ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION)
         counters[C_ROLLOUTS] += played
         best = best_candidate(values, ncand)
     _record_values(records[row], values, best, AR_TRUE_CHOSEN_LEVELS, AR_TRUE_CHOSEN_POINTS, AR_TRUE_BEST_LEVELS,
                    AR_TRUE_BEST_POINTS, AR_TRUE_BEST)
+    held = _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE, cands, best,
+                     values, work, records[row], AR_TRUE_HELD_CHOSEN_LEVELS, AR_TRUE_HELD_CHOSEN_POINTS,
+                     AR_TRUE_HELD_BEST_LEVELS, AR_TRUE_HELD_BEST_POINTS)
+    if held < 0:
+        return -1
+    counters[C_ROLLOUTS] += held
+    if source == WORLD_TRUE:  # one kind of world only: the first block is the true deal's too
+        records[row, AR_HELD_CHOSEN_LEVELS] = records[row, AR_TRUE_HELD_CHOSEN_LEVELS]
+        records[row, AR_HELD_CHOSEN_POINTS] = records[row, AR_TRUE_HELD_CHOSEN_POINTS]
+        records[row, AR_HELD_BEST_LEVELS] = records[row, AR_TRUE_HELD_BEST_LEVELS]
+        records[row, AR_HELD_BEST_POINTS] = records[row, AR_TRUE_HELD_BEST_POINTS]
     return ERR_NONE
+
+
+@njit(cache=True)
+def _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, best, values,
+              work, record, chosen_levels, chosen_points, best_levels, best_points):
+    """The policy's play (candidate 0) and the selected candidate ``best``, valued on worlds and rollouts
+    independent of those that selected it (P_HELDOUT; common random numbers between the two), into the
+    record: their difference is an unbiased estimate of the selection's gain, where the in-sample
+    difference (the maximum of noisy means) is biased upwards.  Nothing is rolled out when the
+    selection is the policy's own play (the difference is 0).  Overwrites ``values``.  Returns the
+    rollouts played, or -1."""
+    wst, wws, rst, rws, _, _, sampler_work, rng, err, nolog = work
+    if best == 0:  # both are the policy's play: its in-sample means, a difference of exactly 0
+        n = values[0, CV_N]
+        record[chosen_levels] = record[best_levels] = values[0, CV_LEVELS] / n
+        record[chosen_points] = record[best_points] = values[0, CV_POINTS] / n
+        return 0
+    pair = cands[:HELD_PLAYS].copy()
+    pair[1] = cands[best]
+    played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, pair, HELD_PLAYS,
+                      values, wst, wws, rst, rws, sampler_work, rng, err, nolog, P_HELDOUT)
+    if played < 0:
+        return -1
+    n = values[0, CV_N]
+    record[chosen_levels] = values[0, CV_LEVELS] / n
+    record[chosen_points] = values[0, CV_POINTS] / n
+    n = values[1, CV_N]
+    record[best_levels] = values[1, CV_LEVELS] / n
+    record[best_points] = values[1, CV_POINTS] / n
+    return played
 
 
 @njit(cache=True)

@@ -209,19 +209,26 @@ def plot_trajectory(trajectory: pd.DataFrame, names: list[str], path) -> Path:
 
 
 def plot_regret(by_trick: pd.DataFrame, policy: str, path) -> Path:
-    """Mean regret per decision by trick (tractor-sim analyze), with 95% intervals: sampled worlds and
-    the true deal side by side."""
+    """Mean regret per decision by trick (tractor-sim analyze), with 95% intervals: held-out in sampled
+    worlds and the true deal side by side, and the in-sample (upper-biased) figures hollow beside them."""
     fig = _figure(8.0, 4.0)
     ax = fig.add_subplot()
     x = by_trick["trick"].to_numpy(dtype=float)
-    for offset, label, title in ((-0.2, "sampled", "sampled worlds"), (0.2, "true", "true deal (omniscient)")):
+    series = ((-0.3, "sampled", "held-out, sampled worlds", "o"),
+              (-0.1, "true", "held-out, true deal (omniscient)", "o"),
+              (0.1, "sampled_in", "in-sample, sampled (upper-biased)", "o"),
+              (0.3, "true_in", "in-sample, true deal (upper-biased)", "o"))
+    for offset, label, title, marker in series:
+        if f"{label}_levels" not in by_trick:
+            continue
         m = by_trick[f"{label}_levels"].to_numpy(dtype=float)
         if np.isnan(m).all():
             continue
         lo = by_trick[f"{label}_levels_low"].to_numpy(dtype=float)
         hi = by_trick[f"{label}_levels_high"].to_numpy(dtype=float)
         err = np.vstack([np.nan_to_num(m - lo), np.nan_to_num(hi - m)])
-        ax.errorbar(x + offset, m, yerr=err, fmt="o", capsize=2, label=title)
+        hollow = {"mfc": "none"} if label.endswith("_in") else {}
+        ax.errorbar(x + offset, m, yerr=err, fmt=marker, capsize=2, label=title, **hollow)
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("trick")
     ax.set_ylabel("mean regret (levels per decision)")
