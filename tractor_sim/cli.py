@@ -385,7 +385,6 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     """
     from tractor_sim import record as REC
     from tractor_sim import replay as R
-    from tractor_sim.cards import CardError, parse_rank
     from tractor_sim.sandbox import interruptible
 
     _load_strategies(modules)
@@ -402,18 +401,7 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     else:
         if seed is None or deal_id is None:
             _fail("give --seed and --deal, or --record FILE")
-        try:
-            lv = tuple(parse_rank(x) for x in levels.split(","))
-            if len(lv) != 2:
-                raise CardError("expected two levels")
-        except CardError as e:
-            _fail(f"--levels: {e}")
-        try:
-            rules = json.loads(rules_json)
-        except json.JSONDecodeError as e:
-            _fail(f"--rules: not valid JSON ({e}); e.g. '{{\"preset\": \"standard\"}}'")
-        if not isinstance(rules, dict):
-            _fail("--rules: expected a JSON object of rule options, e.g. '{\"preset\": \"standard\"}'")
+        lv, rules = _levels_and_rules(levels, rules_json)
         policies = tuple(_policy_option(p, o) for p, o in ((policy_a, "--a"), (policy_b, "--b")))
         with interruptible():
             data = R.replay(seed=seed, deal_id=deal_id, policies=policies, mode=mode, levels=lv,
@@ -467,6 +455,25 @@ def export(run_dir, deal_spec, out, matchups, half):
     except OSError as e:
         _fail(f"--out: cannot write {out}: {e.strerror or e}")
     click.echo(f"wrote {n} deal records to {out}", err=True)
+
+
+def _levels_and_rules(levels: str, rules_json: str):
+    """``--levels A,B`` and ``--rules JSON`` as (two level indices, a rules dict), or a message naming the option."""
+    from tractor_sim.cards import CardError, parse_rank
+
+    try:
+        lv = tuple(parse_rank(x) for x in levels.split(","))
+        if len(lv) != 2:
+            raise CardError("expected two levels")
+    except CardError as e:
+        _fail(f"--levels: {e}")
+    try:
+        rules = json.loads(rules_json)
+    except json.JSONDecodeError as e:
+        _fail(f"--rules: not valid JSON ({e}); e.g. '{{\"preset\": \"standard\"}}'")
+    if not isinstance(rules, dict):
+        _fail("--rules: expected a JSON object of rule options, e.g. '{\"preset\": \"standard\"}'")
+    return lv, rules
 
 
 def _policy_option(text: str, option: str):
@@ -551,7 +558,6 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
       tractor-sim analyze expert --deals 20 --worlds 16 --out runs/analyze-expert
     """
     from tractor_sim import analyze as A
-    from tractor_sim.cards import CardError, parse_rank
     from tractor_sim.sandbox import interruptible
 
     _load_strategies(modules)
@@ -564,18 +570,7 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
             _fail(f"{option}: expected a whole number, got {text!r}")
     if counts["--worst"] < 0:
         _fail(f"--worst: expected 0 or more, got {counts['--worst']}")
-    try:
-        lv = tuple(parse_rank(x) for x in levels.split(","))
-        if len(lv) != 2:
-            raise CardError("expected two levels")
-    except CardError as e:
-        _fail(f"--levels: {e}")
-    try:
-        rules = json.loads(rules_json)
-    except json.JSONDecodeError as e:
-        _fail(f"--rules: not valid JSON ({e})")
-    if not isinstance(rules, dict):
-        _fail("--rules: expected a JSON object of rule options")
+    lv, rules = _levels_and_rules(levels, rules_json)
     pol = _policy_option(policy, "POLICY")
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"
     with _progress(quiet, -(-max(1, counts["--deals"]) // A.CHUNK), 0) as advance, interruptible():
