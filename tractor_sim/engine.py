@@ -229,7 +229,8 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
                                     log_id, cap, extra)
         else:
             nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
-                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, D.play_from)
+                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, D.start,
+                                 D.play_from)
         if nrows < 0:
             raise SimulationError(_describe_error(spec, pols, err))
         deal_parts.append(deals[:nrows])

@@ -25,7 +25,7 @@ from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.phases import (  # noqa: F401  (re-exported for the engine and tests)
     ERR_BID, ERR_DECLARE, ERR_DISCARD, ERR_FOLLOW, ERR_HEADER, ERR_LEAD, ERR_NONE, ERR_REDEALS, ERR_SIZE, ERR_STATE,
     MAX_REDEALS, P_FIRST, P_SEAT, P_SHUFFLE, P_STARTER, SRC_FLIP, SRC_JOKERS, SRC_NAMED, SRC_PAIR, SRC_SINGLE,
-    apply_bid, apply_declare, apply_discard, apply_follow, apply_lead, start, to_act,
+    START_TYPE, WS_TYPE, apply_bid, apply_declare, apply_discard, apply_follow, apply_lead, start, to_act,
 )
 from tractor_sim.kernels.result import *  # noqa: F401,F403  (the D_* columns of a result row)
 from tractor_sim.kernels.result import D_FIELDS
@@ -97,7 +97,6 @@ def _drive(st, ws, rules, params, fns, err, log):
     return ERR_NONE
 
 
-WS_TYPE = types.Tuple((types.int64[:, :, ::1], types.float64[:, ::1], types.uint64[:, ::1], types.int64[:, :, :, ::1]))
 PLAY_FROM_SIG = types.int64(types.int64[::1], WS_TYPE, types.int64[::1], types.float64[:, :, ::1], FUNCS_TYPE,
                             types.int64[::1], types.int64[:, ::1])
 ROLLOUTS_SIG = types.int64(types.int64[::1], WS_TYPE, types.int64[::1], types.float64[:, :, ::1], FUNCS_TYPE,
@@ -139,15 +138,15 @@ DRIVER_TYPE = types.FunctionType(PLAY_FROM_SIG)  # play_from as a first-class fu
 
 
 @njit(cache=True, inline='always')
-def play_deal_through(drive, seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, ws, st, row,
-                      err, log):
-    """``play_deal`` with the driver handed in: match.play_chunk passes play_from as a DRIVER_TYPE,
-    called through its address.  A direct call links play_from's code into the caller's library,
-    and numba's LLVM then optimises and emits it again at each level: play_deal (2 s of CPU, not
-    compiled by a run now) and play_chunk (3.7-4 s, now 2.5-3: what remains is phases.start and
-    its callees, linked), benchmarks/bench_compile.py.  One call a deal through a pointer costs
-    nothing measurable (A/B in the commit that brought it)."""
-    code = start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter)
+def play_deal_through(begin, drive, seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, ws, st,
+                      row, err, log):
+    """``play_deal`` with its two halves handed in: match.play_chunk passes phases.start as a
+    START_TYPE and play_from as a DRIVER_TYPE, called through their addresses.  A direct call links
+    the callee's code into the caller's library, and numba's LLVM then optimises and emits it again
+    at each level: play_deal (2 s of CPU, not compiled by a run now) and play_chunk (3.6 s, of which
+    2.9 s re-optimising and emitting start and its callees; now 0.6 s), benchmarks/bench_compile.py.
+    Two calls a deal through a pointer cost nothing measurable (A/B in the commits that brought them)."""
+    code = begin(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter)
     if code == ERR_NONE:
         code = drive(st, ws, rules, params, fns, err, log)
     if code == ERR_NONE:

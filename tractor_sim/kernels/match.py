@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, DRIVER_TYPE, FUNCS_TYPE
+from tractor_sim.kernels.phases import START_TYPE
 from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, new_workspace, play_deal_through
 from tractor_sim.kernels.phases import E_DEAL_IN_MATCH, E_DONE, E_ID
 from tractor_sim.kernels.rng import randint, stream_key
@@ -61,8 +62,8 @@ CHUNK_ARGS = (  # what a chunk is told (kernels.search_play's chunk takes the sa
     types.int64[:, ::1],  # event log of one deal, for replays (deal.LOG_*)
     types.int64,  # the deal id to log (-1: none, LOG_ALL: every deal)
 )
-# and deal.play_from, called through its address (see deal.play_deal_through)
-CHUNK_SIG = types.int64(*CHUNK_ARGS, DRIVER_TYPE)
+# and phases.start and deal.play_from, called through their addresses (see deal.play_deal_through)
+CHUNK_SIG = types.int64(*CHUNK_ARGS, START_TYPE, DRIVER_TYPE)
 
 
 @njit(cache=True)
@@ -94,9 +95,10 @@ def fixed_starter(seed, deal_id, team, auction, st):
 
 @lazy_jit(CHUNK_SIG)
 def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id,
-               driver):
-    """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.  ``driver`` is
-    deal.play_from (the callers pass it: a compiled function's address exists only at run time).
+               begin, driver):
+    """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.  ``begin`` and
+    ``driver`` are phases.start and deal.play_from (the callers pass them: a compiled function's
+    address exists only at run time).
 
     ``err[E_DONE]`` counts the deals or matches completed: a match is started only
     while ``deals`` has room for MAX_DEALS_PER_MATCH more rows.  On a strategy
@@ -122,7 +124,7 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
-            code = play_deal_through(driver, seed, ident, item - item, no, levels, fixed_team, starter, rules, params,
+            code = play_deal_through(begin, driver, seed, ident, item - item, no, levels, fixed_team, starter, rules, params,
                                      fns, ws, state, row, err, log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
@@ -139,7 +141,7 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         d = 0
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
-            code = play_deal_through(driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws,
+            code = play_deal_through(begin, driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws,
                                      state, row, err, log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident

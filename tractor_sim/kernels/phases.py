@@ -25,7 +25,7 @@ every place that can lead to it.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from tractor_sim.kernels import combos as C
 from tractor_sim.kernels import knowledge as K
@@ -138,7 +138,13 @@ def _ask(st, seat, decision, answer, clear):
 
 # ---------------------------------------------------------------- start: shuffle and deal
 
-@lean_jit()
+WS_TYPE = types.Tuple((types.int64[:, :, ::1], types.float64[:, ::1], types.uint64[:, ::1], types.int64[:, :, :, ::1]))
+START_SIG = types.int64(types.int64[::1], WS_TYPE, types.int64[::1], types.int64[::1], types.int64[:, ::1], types.uint64,
+                        types.int64, types.int64, types.boolean, types.int64[::1], types.int64, types.int64)
+START_TYPE = types.FunctionType(START_SIG)  # start as a first-class function (match.play_chunk calls it so)
+
+
+@lean_jit(START_SIG)
 def start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter):
     """Begin a deal: shuffle, draw up to the first decision.  ``key_a``/``key_b`` name its random
     streams (deal id and 0, or match id and deal in match).  In round 1 (and under the auction) the
