@@ -21,6 +21,7 @@ stepping it with the policies' own answers gives the engine's records.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from dataclasses import dataclass
@@ -174,7 +175,9 @@ class State:
         return state
 
     def clone(self) -> "State":
-        return State(self.rules, self._st.copy(), tuple(a.copy() for a in self._ws))
+        """An independent copy (the trump tables, last in the workspace, are never written after
+        new_workspace: shared, not copied)."""
+        return State(self.rules, self._st.copy(), tuple(a.copy() for a in self._ws[:-1]) + self._ws[-1:])
 
     # ---------------------------------------------------------------- reading it
     @property
@@ -265,26 +268,20 @@ class State:
         return len(ids), out
 
     def is_legal(self, answer) -> bool:
+        """Whether ``apply(answer)`` would succeed: the engine's own checks decide (one implementation),
+        on a copy (so nothing needs saving)."""
         try:
-            self._check(answer)
-        except IllegalAnswer:
+            _, code = self.clone()._run(answer)
+        except IllegalAnswer:  # not even an answer of the pending decision's form
             return False
-        return True
-
-    def _check(self, answer):
-        """Apply the answer to a copy: the engine's own checks decide (one implementation)."""
-        self.clone().apply(answer)
+        return code == PH.ERR_NONE
 
     def apply(self, answer) -> "State":
         """Carry out the answer to the pending decision (the engine's checks; an illegal answer raises
         IllegalAnswer and leaves the state as it was).  Returns self."""
-        turn = self.to_act()
-        ret, out = self._encode(answer)
         st, ws = self._st, self._ws
-        saved = (st.copy(), tuple(a.copy() for a in ws))
-        st[ST.ANSWER:ST.ANSWER + CARDS] = out
-        code = PH.apply(st, ws, self._enc, self._err, self._nolog, np.int64(V.DECISIONS.index(turn.decision)),
-                        np.int64(ret))
+        saved = (st.copy(), tuple(a.copy() for a in ws[:-1]))
+        turn, code = self._run(answer)
         if code != PH.ERR_NONE:
             st[:] = saved[0]
             for a, b in zip(ws, saved[1]):
@@ -292,6 +289,16 @@ class State:
             raise IllegalAnswer(f"seat {turn.seat} ({turn.decision}{'/' + turn.step if turn.step else ''}): "
                                 f"{D_ERRORS.get(code, 'illegal')}: {answer!r}")
         return self
+
+    def _run(self, answer):
+        """Hand the answer to the engine's phase function; (the turn, its code).  On an error code the
+        state may be half changed: callers restore it or throw the copy away."""
+        turn = self.to_act()
+        ret, out = self._encode(answer)
+        self._st[ST.ANSWER:ST.ANSWER + CARDS] = out
+        code = PH.apply(self._st, self._ws, self._enc, self._err, self._nolog,
+                        np.int64(V.DECISIONS.index(turn.decision)), np.int64(ret))
+        return turn, code
 
     def legal(self, limit: int = 10_000) -> list:
         """The legal answers to the pending decision, at most ``limit`` of them (in a fixed order:
@@ -372,7 +379,10 @@ class State:
         turn = self.to_act()
         if turn is None:
             raise IllegalAnswer("the deal is over: nothing to answer")
-        pols, params, _ = engine.resolve_policies((policy, policy), modules)
+        if isinstance(policy, str) and not modules:
+            pols, params = _builtin_policy(policy)
+        else:
+            pols, params = engine.resolve_policies((policy, policy), modules)[:2]
         d = V.DECISIONS.index(turn.decision)
         views, scratch, rngs, _ = self._ws
         out = self._st[ST.ANSWER:ST.ANSWER + CARDS]
@@ -503,3 +513,13 @@ def _sub_multisets(counts, n):
                 yield [c] * k + rest
 
     yield from rec(0, n)
+
+
+@functools.lru_cache(maxsize=64)
+def _builtin_policy(policy):
+    """A policy named without plug-in modules, resolved once: stepping a deal asks it at every decision,
+    and a built-in cannot change within a process (a plug-in file can: those, and policy tables, are
+    resolved at each call)."""
+    from tractor_sim import engine
+
+    return engine.resolve_policies((policy, policy), ())[:2]
