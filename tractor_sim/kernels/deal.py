@@ -73,7 +73,7 @@ def _drive(st, ws, rules, params, fns, err, log):
     function right after it (phases.apply would test the decision a second time).
     """
     views, scratch, rngs, _ = ws
-    arrs = carve(st)  # once: a reshape calls numba's runtime
+    arrs = carve(st)  # once a deal (cheap now: state.carve)
     answer = borrowed(arrs[ARR_ANSWER])
     seat, decision = to_act(st)
     while seat != NO_SEAT:

@@ -183,7 +183,9 @@ def _deal(st, arrs, ws, rules, log):
     redeals = st[S_REDEALS]
     round1 = st[S_ROUND1] != 0
     auction = st[S_AUCTION] != 0
-    views[:] = 0
+    for v in range(SEATS):  # every row but the trump table's, which P.table below writes whole
+        views[v, :P.TT_FIRST] = 0
+        views[v, P.TT_END:] = 0
     hands[:] = 0
     scratch[:] = 0.0
     K.clear(st)

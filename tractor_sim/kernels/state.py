@@ -18,6 +18,7 @@ from tractor_sim.kernels.combos import MAX_UNITS, THROW_FIELDS, UNIT_CARDS, UNIT
 from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.result import D_FIELDS
 from tractor_sim.kernels.size import CARDS, DECK, EFF_SUITS, SEATS, TEAMS
+from tractor_sim.kernels.unowned import rows_in
 
 # Phases (S_PHASE): which rule applies next.
 PH_DRAW = 0  # cards go round; a seat that may declare is asked
@@ -116,22 +117,23 @@ def new_state():
 
 @njit(cache=True, inline='always')
 def carve(st):
-    """The state's arrays as shaped views of ``st`` (no copies)."""
+    """The state's arrays as shaped views of ``st`` (no copies; the matrices without numba's reshape:
+    unowned.rows_in)."""
     return (
-        st[HANDS:HANDS + SEATS * CARDS].reshape((SEATS, CARDS)),
+        rows_in(st, HANDS, SEATS, CARDS),
         st[SHUFFLED:SHUFFLED + DECK],
         st[BURIED:BURIED + CARDS],
-        st[PID:PID + SEATS * CARDS].reshape((SEATS, CARDS)),
-        st[PCNT:PCNT + SEATS * CARDS].reshape((SEATS, CARDS)),
+        rows_in(st, PID, SEATS, CARDS),
+        rows_in(st, PCNT, SEATS, CARDS),
         st[PK:PK + SEATS],
-        st[LEAD_UNITS:LEAD_UNITS + MAX_UNITS * UNIT_FIELDS].reshape((MAX_UNITS, UNIT_FIELDS)),
-        st[LEAD_UCARDS:LEAD_UCARDS + MAX_UNITS * UNIT_CARDS].reshape((MAX_UNITS, UNIT_CARDS)),
-        st[HELD:HELD + SEATS * EFF_SUITS].reshape((SEATS, EFF_SUITS)),
-        st[HPAIRS:HPAIRS + SEATS * EFF_SUITS].reshape((SEATS, EFF_SUITS)),
+        rows_in(st, LEAD_UNITS, MAX_UNITS, UNIT_FIELDS),
+        rows_in(st, LEAD_UCARDS, MAX_UNITS, UNIT_CARDS),
+        rows_in(st, HELD, SEATS, EFF_SUITS),
+        rows_in(st, HPAIRS, SEATS, EFF_SUITS),
         st[RESULT:RESULT + D_FIELDS],
         st[ANSWER:ANSWER + CARDS],
-        st[UNITS:UNITS + MAX_UNITS * UNIT_FIELDS].reshape((MAX_UNITS, UNIT_FIELDS)),
-        st[UCARDS:UCARDS + MAX_UNITS * UNIT_CARDS].reshape((MAX_UNITS, UNIT_CARDS)),
+        rows_in(st, UNITS, MAX_UNITS, UNIT_FIELDS),
+        rows_in(st, UCARDS, MAX_UNITS, UNIT_CARDS),
         st[THROW:THROW + THROW_FIELDS],
     )
 
