@@ -54,7 +54,10 @@ def new_workspace(rules):
     tables = np.zeros((RANKS, SUITS + 1, TT_ROWS, CARDS), dtype=np.int64)
     for r in range(RANKS):
         for s in range(SUITS + 1):
-            tables[r, s] = trump_table(r, s, rules[R_RANK_TRUMPS_NT])
+            tt = trump_table(r, s, rules[R_RANK_TRUMPS_NT])
+            for i in range(TT_ROWS):  # by loops: an array assignment compiles numba's shape check and
+                for c in range(CARDS):  # its message formatting (1.3 s of a cold start, bench_compile)
+                    tables[r, s, i, c] = tt[i, c]
     return (
         np.zeros((SEATS, V_ROWS, CARDS), dtype=np.int64),
         np.zeros((SEATS, SCRATCH), dtype=np.float64),

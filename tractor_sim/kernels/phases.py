@@ -828,8 +828,8 @@ def apply(st, ws, rules, err, log, decision, ans):
 
 @njit(cache=True, inline='always')
 def apply_carved(st, arrs, ws, rules, err, log, decision, ans):
-    """apply with the state's arrays carved once by the caller (``state.carve``: its reshapes call
-    numba's runtime, which a driver should not pay at every decision)."""
+    """apply with the state's arrays carved once by the caller (``state.carve``: a driver carves once
+    per deal, not at every decision)."""
     if st[S_PHASE] == PH_DONE or decision != st[S_DECISION]:
         hands, _, _, _, _, _, _, _, _, _, _, out, _, _, _ = arrs
         seat = max(st[S_TO_ACT], 0)
