@@ -45,6 +45,7 @@ from numba.core.inline_closurecall import InlineWorker
 from numba.extending import intrinsic
 
 ITEMSIZE = np.dtype(np.int64).itemsize  # bytes of one int64 cell
+MATRIX_DIMS = 2  # rows_in's result: rows and columns
 
 
 @intrinsic
@@ -87,7 +88,7 @@ def _rows_in(typingctx, a, start, rows, cols):
             and isinstance(cols, types.IntegerLiteral)):
         return None
     nrows, ncols = rows.literal_value, cols.literal_value
-    out = types.Array(a.dtype, 2, "C")
+    out = types.Array(a.dtype, MATRIX_DIMS, "C")
 
     def codegen(context, builder, sig, args):
         src = context.make_array(sig.args[0])(context, builder, value=args[0])
