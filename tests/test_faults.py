@@ -92,6 +92,11 @@ def test_subprocesses_import_this_tree():
 # --------------------------------------------------------------------------- run directories
 
 
+def _sealed(out):
+    """How many parts of the run directory ``out`` are sealed (a .sum written)."""
+    return len(list((out / "parts").glob("*.sum"))) if (out / "parts").exists() else 0
+
+
 def test_kill_9_at_random_points_then_resume_is_identical(tmp_path):
     exp = tmp_path / "long.toml"
     exp.write_text(TINY.replace("count = 60", "count = 2000").replace("chunk_size = 20", "chunk_size = 50"))
@@ -100,9 +105,11 @@ def test_kill_9_at_random_points_then_resume_is_identical(tmp_path):
     rng = random.Random(13)
     out = tmp_path / "run"
     kills = 0
-    for _ in range(4):
+    for _ in range(4):  # killed after a random number of new sealed parts: by state, not by the clock
+        wanted = _sealed(out) + rng.randint(1, 8)
         proc = _cli(["run", exp, "--out", out, "--quiet"])
-        time.sleep(rng.uniform(1.0, 5.0))
+        while proc.poll() is None and _sealed(out) < wanted:
+            time.sleep(0.02)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
