@@ -146,8 +146,8 @@ def play_deal_through(begin, drive, seed, key_a, key_b, round1, levels, decl_tea
     """``play_deal`` with its two halves handed in: match.play_chunk passes phases.start as a
     START_TYPE and play_from as a DRIVER_TYPE, called through their addresses.  A direct call links
     the callee's code into the caller's library, and numba's LLVM then optimises and emits it again
-    at each level: play_deal (2 s of CPU, not compiled by a run now) and play_chunk (3.6 s, of which
-    2.9 s re-optimising and emitting start and its callees; now 0.6 s), benchmarks/bench_compile.py.
+    at each level: play_deal (2 s of CPU, not compiled by a run now) and play_chunk (3.6 s, mostly
+    re-optimising and emitting start and its callees; now 1.2-2.0 s), benchmarks/bench_compile.py.
     Two calls a deal through a pointer cost nothing measurable (A/B in the commits that brought them)."""
     code = begin(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter)
     if code == ERR_NONE:

@@ -124,8 +124,9 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
-            code = play_deal_through(begin, driver, seed, ident, item - item, no, levels, fixed_team, starter, rules, params,
-                                     fns, ws, state, row, err, log if ident == log_id or log_id == LOG_ALL else nolog)
+            code = play_deal_through(begin, driver, seed, ident, item - item, no, levels, fixed_team, starter, rules,
+                                     params, fns, ws, state, row, err,
+                                     log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
                 return -1 - nrows
@@ -141,8 +142,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         d = 0
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
-            code = play_deal_through(begin, driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, ws,
-                                     state, row, err, log if key == log_id or log_id == LOG_ALL else nolog)
+            code = play_deal_through(begin, driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, params,
+                                     fns, ws, state, row, err, log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
                 err[E_DEAL_IN_MATCH] = d

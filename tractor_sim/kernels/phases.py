@@ -63,7 +63,7 @@ from tractor_sim.kernels.view import (
     M_DEALER, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM, M_DRAWN, M_FAILED_THROW,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_LEVEL0, M_NDECL, M_NPLAYED,
     M_OPP_POINTS, M_ROUND1, M_SEAT, M_SHOWN, M_STARTER, M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK,
-    M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_RULES,
+    M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_EFF, V_META, V_RULES,
 )
 from tractor_sim.rules import DECLARING_AUCTION, N_RULE_FIELDS, R_DECLARING, R_JOKER_OVERRIDE, R_NO_DECLARE_R1
 
@@ -139,8 +139,8 @@ def _ask(st, seat, decision, answer, clear):
 # ---------------------------------------------------------------- start: shuffle and deal
 
 WS_TYPE = types.Tuple((types.int64[:, :, ::1], types.float64[:, ::1], types.uint64[:, ::1], types.int64[:, :, :, ::1]))
-START_SIG = types.int64(types.int64[::1], WS_TYPE, types.int64[::1], types.int64[::1], types.int64[:, ::1], types.uint64,
-                        types.int64, types.int64, types.boolean, types.int64[::1], types.int64, types.int64)
+START_SIG = types.int64(types.int64[::1], WS_TYPE, types.int64[::1], types.int64[::1], types.int64[:, ::1],
+                        types.uint64, types.int64, types.int64, types.boolean, types.int64[::1], types.int64, types.int64)
 START_TYPE = types.FunctionType(START_SIG)  # start as a first-class function (match.play_chunk calls it so)
 
 
@@ -183,9 +183,9 @@ def _deal(st, arrs, ws, rules, log):
     redeals = st[S_REDEALS]
     round1 = st[S_ROUND1] != 0
     auction = st[S_AUCTION] != 0
-    for v in range(SEATS):  # every row but the trump table's, which P.table below writes whole
-        views[v, :P.TT_FIRST] = 0
-        views[v, P.TT_END:] = 0
+    for v in range(SEATS):  # every row but the trump table's (V_EFF up to V_META), which P.table writes whole
+        views[v, :V_EFF] = 0
+        views[v, V_META:] = 0
     hands[:] = 0
     scratch[:] = 0.0
     K.clear(st)

@@ -18,8 +18,6 @@ from tractor_sim.kernels.view import (
 )
 
 TT_ROWS = V_META - V_EFF  # the trump table's rows, copied into every view
-TT_FIRST = V_EFF  # its first row in a view
-TT_END = V_EFF + TT_ROWS  # the row after its last
 
 
 @njit(cache=True, inline='always')
