@@ -44,26 +44,37 @@ P_ROLLOUT = 20  # stream purpose of a rollout's strategy randomness: P_ROLLOUT +
 
 
 @njit(cache=True)
-def new_workspace(rules):
-    """The arrays a deal's views, strategies and rules need: (views, scratch, rngs, tables).
-
-    rngs has a row per seat (its strategy's stream) and one for the kernel's
-    own draws.  tables holds the trump table of every (rank, suit) for these
-    rules: building one costs about a microsecond, a lookup nothing.
-    """
-    tables = np.zeros((RANKS, SUITS + 1, TT_ROWS, CARDS), dtype=np.int64)
+def fill_trump_tables(tables, rules):
+    """The trump table of every (rank, suit) for these rules into ``tables``: building one costs
+    about a microsecond, a lookup nothing."""
     for r in range(RANKS):
         for s in range(SUITS + 1):
             tt = trump_table(r, s, rules[R_RANK_TRUMPS_NT])
             for i in range(TT_ROWS):  # by loops: an array assignment compiles numba's shape check and
                 for c in range(CARDS):  # its message formatting (1.3 s of a cold start, bench_compile)
                     tables[r, s, i, c] = tt[i, c]
+
+
+def new_workspace(rules):
+    """The arrays a deal's views, strategies and rules need: (views, scratch, rngs, tables).
+
+    rngs has a row per seat (its strategy's stream) and one for the kernel's
+    own draws; tables the trump tables (fill_trump_tables).  Allocated here,
+    by numpy: each np.zeros of another dtype or rank in compiled code
+    compiles numba's allocator again (1.1 s of a cold start, bench_compile).
+    Compiled callers use compiled_new_workspace, the same function compiled.
+    """
+    tables = np.zeros((RANKS, SUITS + 1, TT_ROWS, CARDS), dtype=np.int64)
+    fill_trump_tables(tables, rules)
     return (
         np.zeros((SEATS, V_ROWS, CARDS), dtype=np.int64),
         np.zeros((SEATS, SCRATCH), dtype=np.float64),
         np.zeros((SEATS + 1, 1), dtype=np.uint64),
         tables,
     )
+
+
+compiled_new_workspace = njit(cache=True)(new_workspace)  # for kernels.search_play's own allocations
 
 
 @njit(cache=True, inline='always')

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, DRIVER_TYPE, FUNCS_TYPE
-from tractor_sim.kernels.phases import START_TYPE
+from tractor_sim.kernels.phases import START_TYPE, WS_TYPE
 from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, new_workspace, play_deal_through
 from tractor_sim.kernels.phases import E_DEAL_IN_MATCH, E_DONE, E_ID
 from tractor_sim.kernels.rng import randint, stream_key
@@ -62,8 +62,18 @@ CHUNK_ARGS = (  # what a chunk is told (kernels.search_play's chunk takes the sa
     types.int64[:, ::1],  # event log of one deal, for replays (deal.LOG_*)
     types.int64,  # the deal id to log (-1: none, LOG_ALL: every deal)
 )
+# the chunk's work arrays (new_chunk_work): a workspace, a state, a result row, the levels, a stream, no log
+WORK_TYPE = types.Tuple((WS_TYPE, types.int64[::1], types.int64[::1], types.int64[::1], types.uint64[::1],
+                         types.int64[:, ::1]))
 # and phases.start and deal.play_from, called through their addresses (see deal.play_deal_through)
-CHUNK_SIG = types.int64(*CHUNK_ARGS, START_TYPE, DRIVER_TYPE)
+CHUNK_SIG = types.int64(*CHUNK_ARGS, WORK_TYPE, START_TYPE, DRIVER_TYPE)
+
+
+def new_chunk_work(rules):
+    """play_chunk's work arrays, allocated by numpy (see deal.new_workspace: in compiled code each
+    dtype and rank of np.zeros compiles numba's allocator again)."""
+    return (new_workspace(rules), np.zeros(STATE_SIZE, dtype=np.int64), np.zeros(D_FIELDS, dtype=np.int64),
+            np.zeros(TEAMS, dtype=np.int64), np.zeros(1, dtype=np.uint64), np.zeros((1, LOG_COLS), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -95,22 +105,17 @@ def fixed_starter(seed, deal_id, team, auction, st):
 
 @lazy_jit(CHUNK_SIG)
 def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id,
-               begin, driver):
-    """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.  ``begin`` and
-    ``driver`` are phases.start and deal.play_from (the callers pass them: a compiled function's
-    address exists only at run time).
+               work, begin, driver):
+    """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.  ``work`` is
+    new_chunk_work(rules); ``begin`` and ``driver`` are phases.start and deal.play_from (the
+    callers pass them: a compiled function's address exists only at run time).
 
     ``err[E_DONE]`` counts the deals or matches completed: a match is started only
     while ``deals`` has room for MAX_DEALS_PER_MATCH more rows.  On a strategy
     error the rows written so far stay valid, ``err`` holds the situation, and
     the return value is minus one minus the rows written.
     """
-    ws = new_workspace(rules)
-    state = np.zeros(STATE_SIZE, dtype=np.int64)
-    row = np.zeros(D_FIELDS, dtype=np.int64)
-    levels = np.zeros(TEAMS, dtype=np.int64)
-    st = np.zeros(1, dtype=np.uint64)
-    nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
+    ws, state, row, levels, st, nolog = work
     nrows = 0
     err[E_DONE] = 0
     no = n < 0  # a False that is not a compile-time constant: see the fixed-mode call

@@ -21,7 +21,7 @@ do not depend on the chunking.
 import numpy as np
 from numba import njit, types
 
-from tractor_sim.kernels.deal import FUNCS_TYPE, N_DECISIONS, new_workspace
+from tractor_sim.kernels.deal import FUNCS_TYPE, N_DECISIONS, compiled_new_workspace as new_workspace
 from tractor_sim.kernels.events import LOG_COLS
 from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.match import (
