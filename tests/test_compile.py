@@ -30,17 +30,23 @@ def test_importing_the_engine_compiles_nothing():
 
 @jit_only
 def test_a_chunk_calls_the_driver_without_compiling_a_copy(tmp_path):
-    """From an empty cache (a cached play_chunk would not show what it compiles): play_from is
-    compiled once, and no play_deal linking a copy of it (match.play_chunk calls it by address)."""
+    """From an empty cache (a cached play_chunk would not show what it compiles): a chunk compiles
+    its driver once, and no play_deal linking a copy of it (match.play_chunk calls it by address);
+    rules without the auction compile the driver without it, and only rules with it compile the
+    auction's phases."""
     code = ("from tractor_sim import engine\n"
-            "from tractor_sim.kernels import deal\n"
+            "from tractor_sim.kernels import deal, phases\n"
             "from tractor_sim.rules import Rules\n"
-            "engine.run_chunk(engine.ChunkSpec('t', ('random', 'random'), ('random', 'random'), 0, 'fixed', 0, 2, 1,"
-            " Rules().to_dict()))\n"
-            "print(len(deal.play_from.signatures), len(deal.play_deal.signatures))")
+            "def counts():\n"
+            "    return [len(f.signatures) for f in (deal.play_from_without_auction, deal.play_from, deal.play_deal,"
+            " phases.apply_bid)]\n"
+            "for rules in (Rules(), Rules(declaring='auction')):\n"
+            "    engine.run_chunk(engine.ChunkSpec('t', ('random', 'random'), ('random', 'random'), 0, 'fixed', 0, 2,"
+            " 1, rules.to_dict()))\n"
+            "    print(*counts())\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert out.stdout.split() == ["1", "0"]
+    assert out.stdout.splitlines() == ["1 0 0 0", "1 1 0 1"]
 
 
 @jit_only

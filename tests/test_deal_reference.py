@@ -257,7 +257,10 @@ def _kernel_views(policies, rules, args):
     err = np.zeros(D.ERR_SIZE, dtype=np.int64)
     log = np.zeros((1, D.LOG_COLS), dtype=np.int64)
     # the driver as Python around the compiled phase functions; the intrinsic works only compiled
-    with mock.patch.object(D, "borrowed", lambda a: a), mock.patch.object(D, "play_from", D._drive.py_func):
+    def drive(*args):
+        return D._drive.py_func(*args, D.open_auction, D.apply_bid)
+
+    with mock.patch.object(D, "borrowed", lambda a: a), mock.patch.object(D, "play_from", drive):
         code = D.play_deal.py_func(np.uint64(seed), key_a, key_b, round1, np.array(levels, dtype=np.int64), team,
                                    starter, enc, sides.params, fns, D.new_workspace(enc), D.new_state(), row, err,
                                    log)

@@ -231,7 +231,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
             work = M.new_chunk_work(rules)  # fresh for each call, as a call's own allocations were
             nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
                                  spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
-                                 D.start, D.play_from)
+                                 *D.drivers(rules))
         if nrows < 0:
             raise SimulationError(_describe_error(spec, pols, err))
         deal_parts.append(deals[:nrows])

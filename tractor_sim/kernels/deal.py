@@ -25,7 +25,8 @@ from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.phases import (  # noqa: F401  (re-exported for the engine and tests)
     ERR_BID, ERR_DECLARE, ERR_DISCARD, ERR_FOLLOW, ERR_HEADER, ERR_LEAD, ERR_NONE, ERR_REDEALS, ERR_SIZE, ERR_STATE,
     MAX_REDEALS, P_FIRST, P_SEAT, P_SHUFFLE, P_STARTER, SRC_FLIP, SRC_JOKERS, SRC_NAMED, SRC_PAIR, SRC_SINGLE,
-    START_TYPE, WS_TYPE, apply_bid, apply_declare, apply_discard, apply_follow, apply_lead, start, to_act,
+    START_TYPE, WS_TYPE, open_auction, apply_bid, apply_declare, apply_discard, apply_follow, apply_lead,
+    refuse_auction, refuse_bid, start, start_without_auction, to_act,
 )
 from tractor_sim.kernels.result import *  # noqa: F401,F403  (the D_* columns of a result row)
 from tractor_sim.kernels.result import D_FIELDS
@@ -35,7 +36,7 @@ from tractor_sim.kernels.size import CARDS, RANKS, SEATS, SUITS, TEAMS, team_of
 from tractor_sim.kernels.state import ARR_ANSWER, NO_SEAT, RESULT, STATE_SIZE, carve
 from tractor_sim.kernels.unowned import borrowed, lean_jit
 from tractor_sim.kernels.view import BID, DECISIONS, DECLARE, DISCARD, FOLLOW, LEAD, STRATEGY_TYPE, V_ROWS
-from tractor_sim.rules import R_RANK_TRUMPS_NT
+from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING, R_RANK_TRUMPS_NT
 
 N_DECISIONS = len(DECISIONS)
 FUNCS_TYPE = types.UniTuple(STRATEGY_TYPE, TEAMS * N_DECISIONS)
@@ -78,8 +79,10 @@ compiled_new_workspace = njit(cache=True)(new_workspace)  # for kernels.search_p
 
 
 @njit(cache=True, inline='always')
-def _drive(st, ws, rules, params, fns, err, log):
+def _drive(st, ws, rules, params, fns, err, log, begin_auction, bid_phase):
     """Ask and apply until the deal is scored (or an answer is illegal: its error code).
+    ``begin_auction`` and ``bid_phase`` are the auction's phases, or the phases' refusals of it in a
+    driver compiled without the auction (play_from_without_auction).
 
     The one place strategies are called: a call site per decision, each choosing between its two
     teams' functions (which the processor predicts better than one call through a pointer that
@@ -100,11 +103,12 @@ def _drive(st, ws, rules, params, fns, err, log):
         elif decision == LEAD:
             code = apply_lead(st, arrs, ws, rules, err, log, fns[base + LEAD](v, p, r, m, answer))
         elif decision == DECLARE:
-            code = apply_declare(st, arrs, ws, rules, err, log, fns[base + DECLARE](v, p, r, m, answer))
+            code = apply_declare(st, arrs, ws, rules, err, log, fns[base + DECLARE](v, p, r, m, answer),
+                                 begin_auction)
         elif decision == DISCARD:
             code = apply_discard(st, arrs, ws, rules, err, log, fns[base + DISCARD](v, p, r, m, answer))
         else:
-            code = apply_bid(st, arrs, ws, rules, err, log, fns[base + BID](v, p, r, m, answer))
+            code = bid_phase(st, arrs, ws, rules, err, log, fns[base + BID](v, p, r, m, answer))
         if code != ERR_NONE:
             return code
         seat, decision = to_act(st)
@@ -126,7 +130,21 @@ def play_from(st, ws, rules, params, fns, err, log):
     The one compiled copy of the driver: play_deal and rollouts call it (a call per deal costs
     nothing measurable; a copy inlined into each tripled the cold compile), match.play_chunk
     through its address (play_deal_through)."""
-    return _drive(st, ws, rules, params, fns, err, log)
+    return _drive(st, ws, rules, params, fns, err, log, open_auction, apply_bid)
+
+
+@lean_jit(PLAY_FROM_SIG)
+def play_from_without_auction(st, ws, rules, params, fns, err, log):
+    """play_from compiled without the auction's phases, for rules without it (see drivers)."""
+    return _drive(st, ws, rules, params, fns, err, log, refuse_auction, refuse_bid)
+
+
+def drivers(rules):
+    """The (start, play_from) pair a chunk hands to match.play_chunk for these encoded rules: the
+    pair compiled without the auction when the rules have none (a cold start compiles less)."""
+    if rules[R_DECLARING] == DECLARING_AUCTION:
+        return start, play_from
+    return start_without_auction, play_from_without_auction
 
 
 @lean_jit()

@@ -150,6 +150,17 @@ def start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team
     streams (deal id and 0, or match id and deal in match).  In round 1 (and under the auction) the
     draw or the bids decide the declaring team and the starter (``decl_team``/``starter`` are then
     ignored; under the auction ``starter`` is the dealer).  Returns ERR_NONE or an error code."""
+    return _start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter, open_auction)
+
+
+@lean_jit(START_SIG)
+def start_without_auction(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter):
+    """start compiled without the auction's phases, for rules without it (see deal.drivers)."""
+    return _start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter, refuse_auction)
+
+
+@njit(cache=True, inline='always')
+def _start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter, begin_auction):
     st[:SCALARS_END] = 0
     st[S_SEED] = np.int64(np.uint64(seed))
     st[S_KEY_A] = key_a
@@ -169,7 +180,7 @@ def start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team
         log_event(log, LOG_START, -1, key_a, key_b, st[0:0])
     arrs = carve(st)
     _deal(st, arrs, ws, rules, log)
-    return _advance_draw(st, arrs, ws, rules, err, log)
+    return _advance_draw(st, arrs, ws, rules, err, log, begin_auction)
 
 
 @lean_jit()
@@ -269,9 +280,10 @@ def _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
 
 
 @njit(cache=True, inline='always')
-def _advance_draw(st, arrs, ws, rules, err, log):
+def _advance_draw(st, arrs, ws, rules, err, log, begin_auction):
     """Draw from card S_DRAW_K on, asking each seat that may declare; then the final chances (one
-    per seat), then a redeal (round 1, nobody declared), the auction, or the trump and the kitty."""
+    per seat), then a redeal (round 1, nobody declared), the auction (``begin_auction``), or the
+    trump and the kitty."""
     views, scratch, rngs, tables = ws
     hands, deck, _, _, _, _, _, _, held, hpairs, _, answer, _, _, _ = arrs
     logging = log.shape[0] > 1
@@ -311,16 +323,14 @@ def _advance_draw(st, arrs, ws, rules, err, log):
             return fail(err, ERR_REDEALS, -1, DECLARE, -1, st[S_REDEALS], hands[0], answer)
         _deal(st, arrs, ws, rules, log)
     if auction:
-        st[S_PHASE] = PH_AUCTION
-        st[S_BID_STEP] = 0
-        st[S_BEST_SHOW] = -1
-        return _advance_auction(st, arrs, ws, rules, err, log)
+        return begin_auction(st, arrs, ws, rules, err, log)
     return _set_trump(st, arrs, ws, rules, log)
 
 
 @njit(cache=True, inline='always')
-def apply_declare(st, arrs, ws, rules, err, log, ans):
-    """A declaration (or a pass, ans 0) of the seat asked during the draw."""
+def apply_declare(st, arrs, ws, rules, err, log, ans, begin_auction):
+    """A declaration (or a pass, ans 0) of the seat asked during the draw (``begin_auction``: see
+    _advance_draw)."""
     views = ws[0]
     hands, _, _, _, _, _, _, _, _, _, _, out, _, _, _ = arrs
     seat = st[S_TO_ACT]
@@ -343,10 +353,36 @@ def apply_declare(st, arrs, ws, rules, err, log, ans):
         P.to_all(views, M_DECL_KIND, out[0])
         P.to_all(views, M_DECL_CARD, out[1])
     st[S_DRAW_K] += 1
-    return _advance_draw(st, arrs, ws, rules, err, log)
+    return _advance_draw(st, arrs, ws, rules, err, log, begin_auction)
 
 
 # ---------------------------------------------------------------- the auction
+#
+# The phases reach the auction through the function handed to _advance_draw and the driver's bid
+# phase, so that the kernels a run without the auction compiles (start_without_auction,
+# deal.play_from_without_auction) do not hold it: 1.5 s of a cold first result (bench_compile).
+
+@lean_jit()
+def open_auction(st, arrs, ws, rules, err, log):
+    """The draw is over under the auction: its first step."""
+    st[S_PHASE] = PH_AUCTION
+    st[S_BID_STEP] = 0
+    st[S_BEST_SHOW] = -1
+    return _advance_auction(st, arrs, ws, rules, err, log)
+
+
+@lean_jit()
+def refuse_auction(st, arrs, ws, rules, err, log):
+    """open_auction of the phases compiled without the auction: their rules have none."""
+    hands, _, _, _, _, _, _, _, _, _, _, answer, _, _, _ = arrs
+    return fail(err, ERR_STATE, -1, BID, -1, st[S_REDEALS], hands[0], answer)
+
+
+@lean_jit()
+def refuse_bid(st, arrs, ws, rules, err, log, ans):
+    """apply_bid of the phases compiled without the auction: their rules ask for no bid."""
+    return refuse_auction(st, arrs, ws, rules, err, log)
+
 
 @lean_jit()
 def _advance_auction(st, arrs, ws, rules, err, log):
@@ -839,7 +875,7 @@ def apply_carved(st, arrs, ws, rules, err, log, decision, ans):
     if decision == LEAD:
         return apply_lead(st, arrs, ws, rules, err, log, ans)
     if decision == DECLARE:
-        return apply_declare(st, arrs, ws, rules, err, log, ans)
+        return apply_declare(st, arrs, ws, rules, err, log, ans, open_auction)
     if decision == DISCARD:
         return apply_discard(st, arrs, ws, rules, err, log, ans)
     return apply_bid(st, arrs, ws, rules, err, log, ans)
