@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tractor_sim import sizes
 from tractor_sim.cards import card_str
 from tractor_sim.kernels import deal as D
 from tractor_sim.kernels import match as M
@@ -27,36 +28,62 @@ warnings.filterwarnings("ignore", message="First-class function type feature is 
 MODES = ("fixed", "match")
 SEED_MAX = 2**64 - 1
 
-DEAL_COLUMNS = {
-    "deal_id": ("int64", M.X_DEAL_ID),
-    "match_id": ("int64", M.X_MATCH_ID),
-    "deal_in_match": ("int32", M.X_DEAL_IN_MATCH),
-    "starter": ("int8", M.X_D + D.D_STARTER),
-    "declaring_team": ("int8", M.X_D + D.D_DECL_TEAM),
-    "trump_rank": ("int8", M.X_D + D.D_TRUMP_RANK),
-    "trump_suit": ("int8", M.X_D + D.D_TRUMP_SUIT),
-    "trump_source": ("int8", M.X_D + D.D_TRUMP_SOURCE),
-    "redeals": ("int16", M.X_D + D.D_REDEALS),
-    "kitty_points": ("int16", M.X_D + D.D_KITTY_POINTS),
-    "trick_points": ("int16", M.X_D + D.D_TRICK_POINTS),
-    "kitty_bonus": ("int16", M.X_D + D.D_KITTY_BONUS),
-    "throw_penalty": ("int16", M.X_D + D.D_THROW_PENALTY),
-    "failed_throws": ("int8", M.X_D + D.D_FAILED_THROWS),
-    "last_winner": ("int8", M.X_D + D.D_LAST_WINNER),
-    "opp_points": ("int16", M.X_D + D.D_OPP_POINTS),
-    "row": ("int8", M.X_D + D.D_ROW),
-    "level0_before": ("int8", M.X_LEVEL0_BEFORE),
-    "level1_before": ("int8", M.X_LEVEL1_BEFORE),
-    "level0_after": ("int8", M.X_LEVEL0_AFTER),
-    "level1_after": ("int8", M.X_LEVEL1_AFTER),
-    "gain_team": ("int8", M.X_GAIN_TEAM),
-    "gain": ("int8", M.X_D + D.D_GAIN),
-    **{f"tricks{s}": ("int8", M.X_D + D.D_TRICKS + s) for s in range(4)},
-    "dealer": ("int8", M.X_D + D.D_DEALER),
-    "bid0": ("int16", M.X_D + D.D_BID0),
-    "bid1": ("int16", M.X_D + D.D_BID0 + 1),
-}
-DEAL_DTYPE = np.dtype([(name, dt) for name, (dt, _) in DEAL_COLUMNS.items()])
+
+def deal_columns(M, D, seats: int) -> dict:
+    """name -> (dtype, column of the chunk's deal rows) for kernels ``M`` (match) and ``D`` (deal)
+    compiled for ``seats`` players (tractor_sim.sizes: the columns after the tricks move with it)."""
+    return {
+        "deal_id": ("int64", M.X_DEAL_ID),
+        "match_id": ("int64", M.X_MATCH_ID),
+        "deal_in_match": ("int32", M.X_DEAL_IN_MATCH),
+        "starter": ("int8", M.X_D + D.D_STARTER),
+        "declaring_team": ("int8", M.X_D + D.D_DECL_TEAM),
+        "trump_rank": ("int8", M.X_D + D.D_TRUMP_RANK),
+        "trump_suit": ("int8", M.X_D + D.D_TRUMP_SUIT),
+        "trump_source": ("int8", M.X_D + D.D_TRUMP_SOURCE),
+        "redeals": ("int16", M.X_D + D.D_REDEALS),
+        "kitty_points": ("int16", M.X_D + D.D_KITTY_POINTS),
+        "trick_points": ("int16", M.X_D + D.D_TRICK_POINTS),
+        "kitty_bonus": ("int16", M.X_D + D.D_KITTY_BONUS),
+        "throw_penalty": ("int16", M.X_D + D.D_THROW_PENALTY),
+        "failed_throws": ("int8", M.X_D + D.D_FAILED_THROWS),
+        "last_winner": ("int8", M.X_D + D.D_LAST_WINNER),
+        "opp_points": ("int16", M.X_D + D.D_OPP_POINTS),
+        "row": ("int8", M.X_D + D.D_ROW),
+        "level0_before": ("int8", M.X_LEVEL0_BEFORE),
+        "level1_before": ("int8", M.X_LEVEL1_BEFORE),
+        "level0_after": ("int8", M.X_LEVEL0_AFTER),
+        "level1_after": ("int8", M.X_LEVEL1_AFTER),
+        "gain_team": ("int8", M.X_GAIN_TEAM),
+        "gain": ("int8", M.X_D + D.D_GAIN),
+        **{f"tricks{s}": ("int8", M.X_D + D.D_TRICKS + s) for s in range(seats)},
+        "dealer": ("int8", M.X_D + D.D_DEALER),
+        "bid0": ("int16", M.X_D + D.D_BID0),
+        "bid1": ("int16", M.X_D + D.D_BID0 + 1),
+    }
+
+
+DEAL_COLUMNS = deal_columns(M, D, SEATS)
+
+
+def deal_dtype(columns: dict) -> np.dtype:
+    return np.dtype([(name, dt) for name, (dt, _) in columns.items()])
+
+
+DEAL_DTYPE = deal_dtype(DEAL_COLUMNS)
+
+
+def kernels_of(game) -> tuple:
+    """(match, deal, phases) kernel modules, the record columns and their dtype for a game size
+    (tractor_sim.sizes): the package's own for 4 players and 2 decks, else the size's compiled copy."""
+    size = sizes.as_size(game)
+    if size.standard:
+        return M, D, PH, DEAL_COLUMNS, DEAL_DTYPE
+    size.check_playable()
+    K = sizes.kernels_for(size).kernels
+    columns = deal_columns(K.match, K.deal, size.players)
+    return K.match, K.deal, K.phases, columns, deal_dtype(columns)
+
 MATCH_DTYPE = np.dtype([("match_id", "int64"), ("winner", "int8"), ("deals", "int32"),
                         ("level0_final", "int8"), ("level1_final", "int8")])
 SEARCH_PLAYS_PER_DEAL = SEATS * TRICKS  # plays in a deal at most: analysis rows per deal
@@ -87,6 +114,7 @@ class ChunkSpec:
     levels: tuple = (0, 0)
     declaring_team: int = 0
     modules: tuple = ()  # user strategy modules to load in the worker
+    game: tuple = (4, 2, "tractor")  # players, decks, team mode (tractor_sim.sizes)
 
 
 @dataclass
@@ -107,8 +135,9 @@ def _policy_name(spec) -> str:
 
 
 def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate=True,
-                chunk_size=10_000, levels=(0, 0), declaring_team=0, modules=()) -> list[ChunkSpec]:
-    """Cut a run into chunks: every matchup, each half, ``n`` deals or matches."""
+                chunk_size=10_000, levels=(0, 0), declaring_team=0, modules=(), game=None) -> list[ChunkSpec]:
+    """Cut a run into chunks: every matchup, each half, ``n`` deals or matches (of the game size
+    ``game``, a tractor_sim.sizes.GameSize or its table; default 4 players, 2 decks)."""
     if mode not in MODES:
         raise ValueError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
     if not isinstance(n, (int, np.integer)) or n < 1:
@@ -120,6 +149,8 @@ def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate
     pairs = _normalize_matchups(matchups)
     check_plan(len(pairs) * (2 if duplicate else 1), int(n), int(chunk_size), mode)
     rules_dict = as_rules(rules).to_dict()
+    size = sizes.as_size(game)
+    size.check_playable()
     specs = []
     for name, a, b in pairs:
         halves = ((0, (a, b)), (1, (b, a))) if duplicate else ((0, (a, b)),)
@@ -129,7 +160,7 @@ def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate
                     matchup=name, policies=pols, names=tuple(_policy_name(p) for p in pols), half=half,
                     mode=mode, first_id=first, count=min(int(chunk_size), int(n) - first), seed=int(seed),
                     rules=rules_dict, levels=tuple(int(x) for x in levels), declaring_team=int(declaring_team),
-                    modules=tuple(modules)))
+                    modules=tuple(modules), game=(size.players, size.decks, size.teams)))
     return specs
 
 
@@ -175,18 +206,19 @@ def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
 
 
 def _resolve(spec: ChunkSpec):
-    return resolve_policies(spec.policies, spec.modules)
+    size = sizes.as_size(spec.game)
+    return resolve_policies(spec.policies, spec.modules, None if size.standard else sizes.kernels_for(size))
 
 
-def resolve_policies(policies, modules=()):
+def resolve_policies(policies, modules=(), package=None):
     """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions) for
-    team 0's and team 1's policy specs."""
+    team 0's and team 1's policy specs (compiled for the size of ``package``, tractor_sim.sizes)."""
     from tractor_sim import strategy as S
 
     S.load_builtins()
     for mod in modules:
         S.load_module(mod)
-    pols = [S.resolve_policy(p) for p in policies]
+    pols = [S.resolve_policy(p, package) for p in policies]
     plen = max(1, max(len(p) for pol in pols for p in pol.params))
     params = np.zeros((2, len(DECISIONS), plen), dtype=np.float64)
     for team, pol in enumerate(pols):
@@ -207,6 +239,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
     import time
 
     t0 = time.perf_counter()
+    M, D, PH, columns, dtype = kernels_of(spec.game)
     pols, params, fns = _resolve(spec)
     rules = Rules.from_dict(spec.rules).encode()
     mode = M.MODE_FIXED if spec.mode == "fixed" else M.MODE_MATCH
@@ -238,8 +271,8 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
         match_parts.append(matches[: err[PH.E_DONE]])
         done += int(err[PH.E_DONE])
     rows = deal_parts[0] if len(deal_parts) == 1 else np.concatenate(deal_parts)
-    recs = np.empty(len(rows), dtype=DEAL_DTYPE)
-    for name, (_, col) in DEAL_COLUMNS.items():
+    recs = np.empty(len(rows), dtype=dtype)
+    for name, (_, col) in columns.items():
         recs[name] = rows[:, col]
     mrows = np.concatenate(match_parts) if mode == M.MODE_MATCH else np.zeros((0, M.MATCH_COLS), np.int64)
     mrecs = np.empty(len(mrows), dtype=MATCH_DTYPE)

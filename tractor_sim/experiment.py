@@ -14,9 +14,10 @@ from pathlib import Path
 
 from tractor_sim.cards import CardError, parse_rank
 from tractor_sim.rules import Rules, RulesError
+from tractor_sim.sizes import STANDARD, GameSize, GameSizeError
 
 TOP_KEYS = {"name", "description", "seed", "mode", "count", "duplicate", "chunk_size", "rules",
-            "fixed", "matchup", "sweep", "strategy_modules"}
+            "fixed", "matchup", "sweep", "strategy_modules", "game"}
 FIXED_KEYS = {"levels", "declaring_team"}
 MATCHUP_KEYS = {"name", "a", "b"}
 SWEEP_KEYS = {"name", "a", "b", "param", "values", "side"}
@@ -52,9 +53,14 @@ class Experiment:
     strategy_modules: list = field(default_factory=list)
     description: str = ""
     source: str = ""
+    game: GameSize = STANDARD  # players, decks, team mode: the table [game] (tractor_sim.sizes)
 
     def to_dict(self) -> dict:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+        """As stored in a run's manifest; the 4-player 2-deck game says nothing (as before sizes)."""
+        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "game"}
+        if not self.game.standard:
+            out["game"] = self.game.to_dict()
+        return out
 
 
 def _suggest(name, valid) -> str:
@@ -128,6 +134,14 @@ def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
     except (RulesError, TypeError) as e:
         raise ExperimentError(f"{p}: [rules]: {e}") from None
     exp.rules = dict(rules)
+    game = data.get("game", {})
+    if not isinstance(game, dict):
+        raise ExperimentError(f"{p}: field 'game' must be a table [game] (players, decks, teams), got {game!r}")
+    try:
+        exp.game = GameSize.of(game, "[game]")
+        exp.game.check_playable("[game]")
+    except GameSizeError as e:
+        raise ExperimentError(f"{p}: {e}") from None
     fixed = data.get("fixed", {})
     _check_keys(fixed, FIXED_KEYS, "fixed.", p)
     if "levels" in fixed:
@@ -187,9 +201,11 @@ def _pname(spec) -> str:
 
 def check_policies(exp: Experiment):
     """Resolve every policy now, so a typo fails before anything runs."""
+    from tractor_sim import sizes
     from tractor_sim import strategy as S
 
     S.load_builtins()
+    package = None if exp.game.standard else sizes.kernels_for(exp.game)
     for m in exp.strategy_modules:
         try:
             S.load_module(m)
@@ -199,6 +215,6 @@ def check_policies(exp: Experiment):
     for m in exp.matchups:
         for side in ("a", "b"):
             try:
-                S.resolve_policy(m[side])
+                S.resolve_policy(m[side], package)
             except ValueError as e:
                 raise ExperimentError(f"{exp.source}: {m['key']}.{side}: {e}") from None

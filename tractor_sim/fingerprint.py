@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-ENGINE_CODE = ("kernels/*.py", "strategy_lib.py", "rules.py", "cards.py", "engine.py", "game.py")
+ENGINE_CODE = ("kernels/*.py", "strategy_lib.py", "rules.py", "cards.py", "engine.py", "game.py", "sizes.py")
 
 
 def file_hash(path: str | Path) -> str:
@@ -36,11 +36,15 @@ def of_run(exp) -> dict:
     from tractor_sim.kernels.view import DECISIONS
     from tractor_sim.rules import as_rules
 
+    from tractor_sim import sizes
+
+    game = getattr(exp, "game", sizes.STANDARD)
+    package = None if game.standard else sizes.kernels_for(game)  # resolved as the run resolves them
     matchups, sources = {}, {}
     for m in exp.matchups:
         sides = {}
         for side in ("a", "b"):
-            pol = S.resolve_policy(m[side])
+            pol = S.resolve_policy(m[side], package)
             sides[side] = {"strategies": dict(zip(DECISIONS, pol.strategies)), "params": pol.param_dict()}
             for d, name in zip(DECISIONS, pol.strategies):
                 sources[f"{d} {name}"] = _source(S.get_strategy(d, name))
@@ -52,6 +56,7 @@ def of_run(exp) -> dict:
         "seed": exp.seed, "mode": exp.mode, "count": exp.count, "duplicate": exp.duplicate,
         "chunk_size": exp.chunk_size, "levels": list(exp.levels), "declaring_team": exp.declaring_team,
         "rules": as_rules(exp.rules).to_dict(),
+        **({} if game.standard else {"game": game.to_dict()}),
         "matchups": matchups,
         "strategy_sources": sources,
         "engine_code": code,

@@ -34,16 +34,18 @@ def iter_results(specs, executor=None, timeout: float | None = None) -> Iterator
 
 def simulate(matchups, *, mode: str = "fixed", n: int = 1000, seed: int = 0, rules=None,
              duplicate: bool = True, chunk_size: int = 10_000, levels=(0, 0), declaring_team: int = 0,
-             modules=(), executor=None, on_chunk: Callable[[ChunkResult], None] | None = None):
+             modules=(), executor=None, on_chunk: Callable[[ChunkResult], None] | None = None, game=None):
     """Play ``n`` deals (mode "fixed") or matches (mode "match") per matchup and half.
 
     ``matchups``: pairs of policy specs (a registered name such as "basic", or a
     dict as in ``strategy.resolve_policy``), or dicts {"name", "a", "b"}.
+    ``game``: the game size (tractor_sim.sizes.GameSize or a table {players, decks, teams}).
     Returns (deals, matches) DataFrames as in docs/records.md.  Nothing is
     stored: for a run directory that resumes, use ``run_experiment``.
     """
     specs = plan_chunks(matchups, mode=mode, n=n, seed=seed, rules=rules, duplicate=duplicate,
-                        chunk_size=chunk_size, levels=levels, declaring_team=declaring_team, modules=modules)
+                        chunk_size=chunk_size, levels=levels, declaring_team=declaring_team, modules=modules,
+                        game=game)
     results = []
     for r in iter_results(specs, executor):
         results.append(r)
@@ -94,7 +96,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         specs = plan_chunks(
             [{"name": m["name"], "a": m["a"], "b": m["b"]} for m in exp.matchups], mode=exp.mode, n=exp.count,
             seed=exp.seed, rules=exp.rules, duplicate=exp.duplicate, chunk_size=exp.chunk_size, levels=exp.levels,
-            declaring_team=exp.declaring_team, modules=exp.strategy_modules)
+            declaring_team=exp.declaring_team, modules=exp.strategy_modules, game=exp.game)
     except ValueError as e:
         raise X.ExperimentError(f"{exp.source}: {e}") from None
     index = {m["name"]: i for i, m in enumerate(exp.matchups)}

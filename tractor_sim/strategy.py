@@ -132,20 +132,41 @@ class StrategyInfo:
         it plays (each costs seconds cold, its helpers being inlined into it).
         A lean strategy that allocates after all gets the ordinary compile.
         """
-        if not hasattr(self.dispatcher, "compile"):  # NUMBA_DISABLE_JIT: a plain function
-            return self.dispatcher
-        lean = _lean(self.dispatcher) if self.lean else None
+        return self._compiled(self.dispatcher)
+
+    def sized_function(self, package):
+        """The strategy compiled for the game size of ``package`` (tractor_sim.sizes.kernels_for): the
+        built-ins' copy there.  A plug-in is compiled against the 4-player layout of the view, so a
+        game of another size refuses it by name."""
+        dispatcher = package.registry.STRATEGIES.get((self.decision, self.name))
+        if dispatcher is None:
+            raise StrategyError(
+                f"{self.decision} strategy {self.name!r} ({self.module}.{self.qualname}) is not a built-in: "
+                f"games of other sizes than 4 players and 2 decks play the built-in strategies only"
+            )
+        return self._compiled(dispatcher)
+
+    def _compiled(self, dispatcher):
+        if not hasattr(dispatcher, "compile"):  # NUMBA_DISABLE_JIT: a plain function
+            return dispatcher
+        lean = _lean(dispatcher) if self.lean else None
         if lean is not None:
             return lean
         try:
-            self.dispatcher.compile(STRATEGY_SIG)
+            dispatcher.compile(STRATEGY_SIG)
         except numba.core.errors.NumbaError as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise StrategyError(
                 f"{self.decision} strategy {self.name!r} ({self.module}.{self.qualname}) does not compile "
                 f"with the strategy signature: {first}"
             ) from e
-        return self.dispatcher
+        return dispatcher
+
+
+def compile_builtin(fn):
+    """A built-in strategy of a sized copy of the package (tractor_sim.sizes), compiled as
+    ``strategy`` compiles the built-ins (on first use, lean when it can be)."""
+    return numba.njit(cache=True)(fn)
 
 
 @dataclass(frozen=True)
@@ -390,8 +411,9 @@ def get_policy(name: str) -> Policy:
 _SPEC_KEYS = ("policy", "name", "params", "description") + DECISIONS
 
 
-def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
-    """Turn a policy name, a Policy, or a table into compiled functions and parameter vectors.
+def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
+    """Turn a policy name, a Policy, or a table into compiled functions and parameter vectors
+    (compiled for the game size of ``package``, tractor_sim.sizes.kernels_for, if given).
 
     Tables: {"policy": "basic", "params": {"discard.threshold": 9}} (a
     registered policy with overrides; a decision key such as "follow":
@@ -403,6 +425,8 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
     """
     load_builtins()
     if search.is_search(spec):
+        if package is not None:
+            raise StrategyError("the search plays games of 4 players and 2 decks only")
         return _resolve_search(spec)
     if isinstance(spec, Policy):
         base, extra, name = spec, {}, spec.name
@@ -453,7 +477,7 @@ def resolve_policy(spec: str | dict | Policy) -> ResolvedPolicy:
                 hint = _suggest(p, values) if values else " (it has no parameters)"
                 raise StrategyError(f"unknown parameter {p!r} of {d} strategy {info.name!r}{hint}")
             values[p] = v
-        functions.append(info.function)
+        functions.append(info.function if package is None else info.sized_function(package))
         vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))
         names.append(tuple(values))
         if info.source not in sources:

@@ -170,7 +170,8 @@ def _inline_function(self, caller_ir, block, i, function, arg_typs=None):
         _INLINING[0] = False
 
 
-_PACKAGE = __name__.split(".")[0] + "."
+# this package and its copies compiled for other game sizes (tractor_sim.sizes: tractor_sim_sized_p6d2 ...)
+_PACKAGE = (__name__.split(".")[0] + ".", "tractor_sim_sized_")
 _plain_call_template = Dispatcher.get_call_template
 
 

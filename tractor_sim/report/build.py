@@ -109,6 +109,19 @@ def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[
     return done, skipped
 
 
+def _game_sentence(manifest: dict) -> str:
+    """The game size played (tractor_sim.sizes): a manifest without one is the 4-player 2-deck game."""
+    from tractor_sim.sizes import GameSize, GameSizeError
+
+    try:
+        size = GameSize.of(manifest.get("experiment", {}).get("game"))
+    except GameSizeError as e:
+        raise ValueError(f"manifest.json: {e}") from None
+    kind = "two teams sitting alternately" if size.teams == "tractor" else "Finding Friends"
+    return (f"{size.players} players, {size.decks} decks ({kind}; kitty {size.kitty}, hands of {size.hand}, "
+            f"{100 * size.decks} points, level steps of {20 * size.decks})")
+
+
 def _rules(manifest: dict):
     """The run's resolved rules (the manifest's experiment), never a default by accident."""
     exp = manifest.get("experiment") or {}
@@ -351,6 +364,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
         f"duplicate: {'no' if 'pairs' not in rated else 'yes'}",
         f"deals: {len(deals):,}; matches: {0 if matches is None else len(matches):,}",
         "matchups: " + ", ".join(matchup_names),
+        "game: " + _game_sentence(manifest),
         "rules: " + ", ".join(f"{k} = {v}" for k, v in rules.to_dict().items()),
     ])]
     b += [("p", "Resolved experiment:"), ("code", json.dumps(manifest.get("experiment", {}), indent=2,

@@ -1,0 +1,236 @@
+"""Game sizes (RULES.md section 9): players, decks, team mode, and the compiled kernels of each.
+
+The kernels count with the names of ``kernels.size`` (seats, decks, kitty,
+hand), which numba reads as compile-time constants.  The 4-player 2-deck
+game is the package itself, compiled exactly as before (its speed and pinned
+digests do not move).  Every other size is the same source with other
+constants: ``kernels_for`` writes a copy of the kernels, ``strategy_lib``
+and the built-in strategies into a package of its own
+(``tractor_sim_sized_p6d2`` and so on, under the user's cache directory,
+named by a hash of the sources, so an edit or a numba upgrade never loads a
+stale compile) and imports it.  One source of the rules, each size compiled
+and cached once, no run-time size checks on the 4/2 path.
+
+What is playable is ``PLAYABLE`` (the rest of section 9, three and four
+decks and Finding Friends, is refused with the reason until the kernels
+play it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+SIZED_PREFIX = "tractor_sim_sized_"  # generated packages (kernels.unowned treats them as this package)
+TEAM_MODES = ("tractor", "friends")
+PLAYERS = range(4, 9)
+DECKS = range(2, 5)
+CARDS_PER_DECK = 54
+
+
+class GameSizeError(ValueError):
+    """A game size the rule book or this simulator does not play; the message says which field and why."""
+
+
+@dataclass(frozen=True)
+class GameSize:
+    """How many play, with how many decks, in which team mode (RULES.md section 9)."""
+
+    players: int = 4
+    decks: int = 2
+    teams: str = "tractor"
+
+    @classmethod
+    def of(cls, table=None, where: str = "game") -> GameSize:
+        """A size from a table ``{players, decks, teams}`` (decks default to players // 2), checked."""
+        table = dict(table or {})
+        unknown = sorted(set(table) - {"players", "decks", "teams"})
+        if unknown:
+            raise GameSizeError(f"{where}: unknown field {unknown[0]!r}; expected players, decks, teams")
+        players = table.get("players", 4)
+        if isinstance(players, bool) or not isinstance(players, int) or players not in PLAYERS:
+            raise GameSizeError(f"{where}.players: expected a whole number from 4 to 8, got {players!r}")
+        decks = table.get("decks", max(2, players // 2))
+        if isinstance(decks, bool) or not isinstance(decks, int) or decks not in DECKS:
+            raise GameSizeError(f"{where}.decks: expected a whole number from 2 to 4, got {decks!r}")
+        teams = table.get("teams", "tractor")
+        if teams not in TEAM_MODES:
+            raise GameSizeError(f"{where}.teams: expected one of {', '.join(TEAM_MODES)}, got {teams!r}")
+        if teams == "tractor" and players % 2:
+            raise GameSizeError(f"{where}: teams = \"tractor\" needs an even number of players (two teams "
+                                f"sitting alternately, RULES.md 9.10); {players} players play \"friends\"")
+        return cls(players, decks, teams)
+
+    @property
+    def kitty(self) -> int:
+        """RULES.md 9.1: 54 D mod N; 0 -> N; then below 5 -> + N."""
+        k = CARDS_PER_DECK * self.decks % self.players
+        k = k or self.players
+        return k + self.players if k < 5 else k
+
+    @property
+    def hand(self) -> int:
+        return (CARDS_PER_DECK * self.decks - self.kitty) // self.players
+
+    @property
+    def standard(self) -> bool:
+        """The 4-player 2-deck game of sections 1-7: the package's own kernels."""
+        return (self.players, self.decks, self.teams) == (4, 2, "tractor")
+
+    @property
+    def label(self) -> str:
+        return f"{self.players}/{self.decks} {self.teams}"
+
+    def to_dict(self) -> dict:
+        return {"players": self.players, "decks": self.decks, "teams": self.teams}
+
+    def check_playable(self, where: str = "game") -> None:
+        """Refuse, with the reason, a size of section 9 the kernels do not play yet."""
+        if self.decks > 2:
+            raise GameSizeError(f"{where}: {self.decks} decks are not played yet (triples and quadruples: "
+                                f"RULES.md 9.2-9.8 are checked by the reference only); this version plays "
+                                f"2 decks with 4, 6 or 8 players")
+        if self.teams == "friends":
+            raise GameSizeError(f"{where}: teams = \"friends\" is not played yet (RULES.md 9.11 is checked by "
+                                f"the reference only); this version plays \"tractor\" teams")
+
+
+STANDARD = GameSize()
+PLAYABLE = tuple(GameSize(n, 2) for n in (4, 6, 8))
+
+
+def as_size(size) -> GameSize:
+    if isinstance(size, GameSize):
+        return size
+    if size is None:
+        return STANDARD
+    if isinstance(size, (tuple, list)):
+        return GameSize.of(dict(zip(("players", "decks", "teams"), size)))
+    return GameSize.of(size)
+
+
+# ---------------------------------------------------------------------------
+# the generated packages
+
+_SOURCES = ("kernels/*.py", "strategy_lib.py", "strategies/*.py")
+_REGISTRY = '''"""The sized copy's strategy registry: the built-in strategies compiled for this game size.
+
+The main registry (tractor_sim.strategy) keeps the names, parameters and
+policies; a sized run looks each built-in strategy up here by decision and name.
+"""
+
+from tractor_sim.strategy import compile_builtin
+
+STRATEGIES = {}
+
+
+def strategy(decision, name, params=None, description="", lean=None, boundscheck=None):
+    def register(fn):
+        STRATEGIES[(decision, name)] = compile_builtin(fn)
+        return STRATEGIES[(decision, name)]
+    return register
+
+
+def policy(*args, **kwargs):
+    """Policies are the main registry's: nothing to do here."""
+'''
+
+
+def _source_files() -> list[Path]:
+    return sorted(p for pattern in _SOURCES for p in PACKAGE_DIR.glob(pattern))
+
+
+def _rewrite(text: str, package: str) -> str:
+    """The source with this package's imports of the copied modules pointed at the copy."""
+    text = text.replace("from tractor_sim.strategy import", f"from {package}.registry import")
+    text = re.sub(r"\btractor_sim\.(kernels|strategy_lib|strategies)\b", rf"{package}.\1", text)
+    return text.replace("from tractor_sim import strategy_lib", f"from {package} import strategy_lib")
+
+
+def _sized_constants(text: str, size: GameSize) -> str:
+    """kernels/size.py with this size's seats, decks and kitty (the hand and the tricks follow)."""
+    for name, value in (("SEATS", size.players), ("DECKS", size.decks), ("KITTY", size.kitty)):
+        text, n = re.subn(rf"^{name} = \d+", f"{name} = {value}", text, count=1, flags=re.M)
+        if n != 1:
+            raise RuntimeError(f"kernels/size.py: no line '{name} = <number>' to set for {size.label}")
+    return text
+
+
+def _digest() -> str:
+    digest = hashlib.sha256(numba.__version__.encode())
+    for src in _source_files() + [PACKAGE_DIR / "rules.py", Path(__file__).resolve()]:
+        digest.update(str(src.relative_to(PACKAGE_DIR)).encode())
+        digest.update(src.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    """Where the generated packages live: $TRACTOR_SIM_CACHE, else the user's cache directory."""
+    base = os.environ.get("TRACTOR_SIM_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tractor-sim")
+    return Path(base) / "sized"
+
+
+def package_name(size: GameSize) -> str:
+    return f"{SIZED_PREFIX}p{size.players}d{size.decks}"
+
+
+def _write_package(root: Path, package: str, size: GameSize) -> None:
+    """Write the copy into root/package atomically (a rename: concurrent workers may race)."""
+    final = root / package
+    if (final / "__init__.py").exists():
+        return
+    tmp = root / f".{package}.{os.getpid()}"
+    for src in _source_files():
+        rel = src.relative_to(PACKAGE_DIR)
+        text = _rewrite(src.read_text(), package)
+        if rel.as_posix() == "kernels/size.py":
+            text = _sized_constants(text, size)
+        if rel.as_posix() == "kernels/__init__.py":  # no cache stamp (the directory is named by the
+            text = '"""The kernels, compiled for one game size (tractor_sim.sizes)."""\n'  # sources' hash)
+        out = tmp / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+    (tmp / "registry.py").write_text(_REGISTRY)
+    (tmp / "__init__.py").write_text(f'"""tractor_sim\'s kernels and built-in strategies for {size.label}."""\n')
+    try:
+        os.rename(tmp, final)
+    except OSError:  # another process wrote it first
+        import shutil
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+_LOADED: dict[GameSize, object] = {}
+
+
+def kernels_for(size) -> object:
+    """The package of kernels and built-in strategies compiled for ``size`` (generated once).
+
+    Its modules are those of ``tractor_sim``: ``.kernels.match``, ``.kernels.deal``, ...,
+    ``.registry.STRATEGIES`` the built-in strategies by (decision, name).
+    """
+    size = as_size(size)
+    key = GameSize(size.players, size.decks, "tractor")  # the team mode is a rule of the deal, not a size
+    if key not in _LOADED:
+        import tractor_sim.kernels  # noqa: F401  (numba's compile patched first: kernels.unowned)
+
+        root = cache_root() / _digest()
+        root.mkdir(parents=True, exist_ok=True)
+        package = package_name(key)
+        _write_package(root, package, key)
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        module = importlib.import_module(package)
+        importlib.import_module(f"{package}.kernels.match")
+        importlib.import_module(f"{package}.kernels.deal")
+        importlib.import_module(f"{package}.strategies")
+        _LOADED[key] = module
+    return _LOADED[key]
