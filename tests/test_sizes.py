@@ -1,0 +1,193 @@
+"""Game sizes (tractor_sim.sizes): the sizes of section 9, the generated kernels of each, and where a
+user meets them (experiments, runs, the report).  The rules played at those sizes are judged play by
+play by tests/test_sized_deals.py."""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tests import reference9 as r9
+from tractor_sim import engine as E
+from tractor_sim import experiment as X
+from tractor_sim import sizes
+from tractor_sim.cli import main
+from tractor_sim.kernels import size as K
+from tractor_sim.runner import simulate
+from tractor_sim.sizes import GameSize, GameSizeError
+
+# docs/decisions.md 9.1, the table as written there: (players, decks) -> (kitty, hand)
+DECISIONS_TABLE = {
+    (4, 2): (8, 25), (4, 3): (6, 39), (4, 4): (8, 52),
+    (5, 2): (8, 20), (5, 3): (7, 31), (5, 4): (6, 42),
+    (6, 2): (6, 17), (6, 3): (6, 26), (6, 4): (6, 35),
+    (7, 2): (10, 14), (7, 3): (8, 22), (7, 4): (6, 30),
+    (8, 2): (12, 12), (8, 3): (10, 19), (8, 4): (8, 26),
+}
+
+
+@pytest.mark.parametrize("players,decks", sorted(DECISIONS_TABLE))
+def test_sizes_follow_the_decisions_table_and_the_reference(players, decks):
+    size = GameSize.of({"players": players, "decks": decks, "teams": "friends"})
+    assert (size.kitty, size.hand) == DECISIONS_TABLE[players, decks]
+    game = r9.Game(players, decks, "friends")
+    assert (size.kitty, size.hand) == (game.kitty, game.hand_size)
+    assert size.kitty + players * size.hand == 54 * decks
+
+
+def test_the_standard_size_is_the_package_itself():
+    assert GameSize.of({}) == sizes.STANDARD and sizes.STANDARD.standard
+    assert (K.SEATS, K.DECKS, K.KITTY, K.HAND) == (4, 2, 8, 25)
+    assert GameSize.of({"players": 6}).decks == 3 and GameSize.of({"players": 5, "teams": "friends"}).decks == 2
+    M, D, PH, columns, dtype = E.kernels_of((4, 2, "tractor"))
+    assert columns is E.DEAL_COLUMNS and dtype == E.DEAL_DTYPE
+
+
+@pytest.mark.parametrize("table,words", [
+    ({"players": 5}, ["tractor", "even number of players", "friends"]),
+    ({"players": 9}, ["players", "4 to 8", "9"]),
+    ({"players": 4, "decks": 5}, ["decks", "2 to 4"]),
+    ({"players": True}, ["players"]),
+    ({"players": 6, "teams": "pairs"}, ["teams", "tractor, friends", "'pairs'"]),
+    ({"player": 6}, ["unknown field", "'player'"]),
+])
+def test_bad_sizes_are_named(table, words):
+    with pytest.raises(GameSizeError) as e:
+        GameSize.of(table)
+    for w in words:
+        assert w in str(e.value)
+
+
+@pytest.mark.parametrize("table,words", [
+    ({"players": 6, "decks": 3}, ["3 decks", "not played yet", "9.2"]),
+    ({"players": 5, "decks": 2, "teams": "friends"}, ["friends", "not played yet", "9.11"]),
+])
+def test_sizes_not_played_yet_are_refused_with_the_reason(table, words):
+    with pytest.raises(GameSizeError) as e:
+        GameSize.of(table).check_playable()
+    for w in words:
+        assert w in str(e.value)
+    with pytest.raises(ValueError):
+        E.plan_chunks([("basic", "random")], n=10, game=table)
+
+
+def test_generated_package_has_the_sizes_constants():
+    pkg = sizes.kernels_for(GameSize(6, 2))
+    assert pkg.__name__ == "tractor_sim_sized_p6d2"
+    S = pkg.kernels.size
+    assert (S.SEATS, S.DECKS, S.KITTY, S.HAND, S.TEAMS) == (6, 2, 6, 17, 2)
+    assert pkg.kernels.match.play_chunk is not E.M.play_chunk
+    assert sizes.kernels_for({"players": 6, "decks": 2}) is pkg  # imported once per process
+    # the directory is named by the sources' hash: a changed source makes another (never a stale cache)
+    digest = sizes._digest()
+    assert len(digest) == 16 and (sizes.cache_root() / digest / pkg.__name__ / "kernels" / "size.py").exists()
+
+
+def test_rewrite_points_every_copied_import_at_the_copy():
+    text = ("from tractor_sim.kernels.size import SEATS\nfrom tractor_sim import strategy_lib as sl\n"
+            "from tractor_sim.strategy import strategy\nimport tractor_sim.strategies.lead\n"
+            "from tractor_sim.rules import R_X\n")
+    out = sizes._rewrite(text, "P")
+    assert "P.kernels.size" in out and "from P import strategy_lib" in out
+    assert "from P.registry import strategy" in out and "P.strategies.lead" in out
+    assert "from tractor_sim.rules import R_X" in out  # the rules' encoding is shared
+
+
+def _records(game, chunk_size, mode="fixed", n=60):
+    specs = E.plan_chunks([("basic", "random"), ("expert", "basic")], n=n, seed=11, game=game,
+                          chunk_size=chunk_size, mode=mode)
+    deals, matches = E.to_frames([E.run_chunk(s) for s in specs])
+    return deals, matches
+
+
+@pytest.mark.parametrize("players", [6, 8])
+def test_sized_deals_do_not_depend_on_the_chunking(players):
+    game = {"players": players, "decks": 2}
+    a, _ = _records(game, 60)
+    b, _ = _records(game, 7)
+    assert a.equals(b)
+    assert [f"tricks{s}" for s in range(players)] == [c for c in a.columns if c.startswith("tricks")]
+    tricks = a[[f"tricks{s}" for s in range(players)]].to_numpy()
+    hand = GameSize(players, 2).hand
+    assert (tricks.sum(axis=1) >= 1).all() and (tricks.sum(axis=1) <= hand).all()
+    assert set(a["starter"]) <= set(range(players)) and a["starter"].nunique() > 2
+    assert (a["trick_points"] + 0 <= 200).all()
+
+
+def test_sized_matches_and_simulate():
+    deals, matches = simulate([("basic", "random")], mode="match", n=4, seed=3, chunk_size=2,
+                              game={"players": 6, "decks": 2})
+    assert len(matches) == 8 and set(matches["winner"]) <= {0, 1}
+    last = deals.groupby(["half", "match_id"]).tail(1)
+    assert ((last[["level0_after", "level1_after"]].max(axis=1)) >= 12).all()  # a match ends past the Ace
+
+
+def test_a_plugin_is_refused_by_name_at_another_size(tmp_path):
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(
+        "from tractor_sim.strategy import strategy\n\n"
+        "@strategy('follow', 'mine_follow')\n"
+        "def mine_follow(view, params, rng, scratch, out):\n"
+        "    return 0\n")
+    spec = E.plan_chunks([({"policy": "basic", "follow": "mine_follow"}, "random")], n=4, seed=1,
+                         modules=(str(plugin),), game={"players": 6, "decks": 2})[0]
+    with pytest.raises(ValueError) as e:
+        E.run_chunk(spec)
+    assert "mine_follow" in str(e.value) and "built-in" in str(e.value)
+
+
+SIX = """
+name = "six"
+seed = 5
+count = 40
+chunk_size = 20
+[game]
+players = 6
+decks = 2
+[[matchup]]
+a = "expert"
+b = "basic"
+"""
+
+
+def test_an_experiment_with_a_game_table_runs_resumes_and_reports(tmp_path):
+    f = tmp_path / "six.toml"
+    f.write_text(SIX)
+    exp = X.load(f)
+    assert exp.game == GameSize(6, 2) and exp.to_dict()["game"] == {"players": 6, "decks": 2, "teams": "tractor"}
+    assert "game" not in X.from_dict({"matchup": [{"a": "basic", "b": "random"}]}).to_dict()  # 4/2 as before
+    out = tmp_path / "run"
+    r = CliRunner().invoke(main, ["run", str(f), "--out", str(out)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    report = (out / "report.md").read_text()
+    assert "game: 6 players, 2 decks" in report and "kitty 6, hands of 17" in report
+    again = CliRunner().invoke(main, ["run", str(f), "--out", str(out)], catch_exceptions=False)
+    assert again.exit_code == 0 and "resuming: 4 of 4 chunks already done" in again.output
+    f.write_text(SIX.replace("players = 6", "players = 8"))
+    changed = CliRunner().invoke(main, ["run", str(f), "--out", str(out)])
+    assert changed.exit_code != 0 and "game" in changed.output and "Traceback" not in changed.output
+
+
+@pytest.mark.parametrize("body,words", [
+    ("[game]\nplayers = 7\n", ["[game]", "even number of players"]),
+    ("[game]\nplayers = 6\ndecks = 3\n", ["[game]", "3 decks", "not played yet"]),
+    ("game = 6\n", ["'game' must be a table"]),
+    ("[game]\nseats = 6\n", ["[game]", "unknown field 'seats'"]),
+])
+def test_bad_game_tables_are_named(tmp_path, body, words):
+    f = tmp_path / "bad.toml"
+    f.write_text(body + '[[matchup]]\na = "basic"\nb = "random"\n')
+    r = CliRunner().invoke(main, ["run", str(f), "--out", str(tmp_path / "run")])
+    assert r.exit_code != 0 and "Traceback" not in r.output
+    for w in words:
+        assert w in r.output
+    assert str(f) in r.output
+
+
+def test_the_four_player_game_is_untouched_by_the_sizes():
+    """The default spec is the 4/2 game and plays the package's own kernels (pinned digests:
+    tests/test_variants.py)."""
+    spec = E.plan_chunks([("basic", "random")], n=5, seed=1)[0]
+    assert spec.game == (4, 2, "tractor")
+    res = E.run_chunk(spec)
+    assert res.deals.dtype == E.DEAL_DTYPE
+    assert np.array_equal(res.deals["deal_id"], np.arange(5))
