@@ -191,3 +191,22 @@ def test_the_four_player_game_is_untouched_by_the_sizes():
     res = E.run_chunk(spec)
     assert res.deals.dtype == E.DEAL_DTYPE
     assert np.array_equal(res.deals["deal_id"], np.arange(5))
+
+
+def test_replay_plays_the_same_sized_deal_and_its_command_says_the_size():
+    spec = E.plan_chunks([("expert", "basic")], n=6, seed=21, game={"players": 8, "decks": 2}, chunk_size=6)[0]
+    played = E.run_chunk(spec).deals
+    command = E.replay_command(spec, 4)
+    assert "--players 8 --decks 2" in command
+    args = command.split()[1:]
+    r = CliRunner().invoke(main, args + ["--format", "json"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    import json
+
+    data = json.loads(r.output)
+    assert data["game"] == {"players": 8, "decks": 2, "teams": "tractor"}
+    assert len(data["hands"]) == 8 and all(len(h) == 12 for h in data["hands"]) and len(data["kitty"]) == 12
+    row = played[played["deal_id"] == 4][0]
+    assert data["result"] == {name: int(row[name]) for name in played.dtype.names}
+    bad = CliRunner().invoke(main, args + ["--html", "x.html"])
+    assert bad.exit_code != 0 and "viewer" in bad.output

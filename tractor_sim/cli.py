@@ -364,6 +364,8 @@ def report(run_dir):
 @click.option("--declaring-team", type=click.IntRange(0, 1), default=0, show_default=True)
 @click.option("--rules", "rules_json", default="{}", help='Rule options as JSON, e.g. \'{"preset": "standard"}\'.')
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
+@click.option("--players", type=int, default=4, show_default=True, help="Players (a game of RULES.md section 9).")
+@click.option("--decks", type=int, help="Decks (default players // 2, at least 2).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="json: the deal record (docs/records.md).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False),
@@ -373,8 +375,8 @@ def report(run_dir):
 @click.option("--verify", is_flag=True, help="With --record: play the deal again and check every event matches.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False),
               help="Also write a self-contained page that steps through the deal in a browser.")
-def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, fmt, record_file,
-           index, verify, html_out):
+def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, players, decks, fmt,
+           record_file, index, verify, html_out):
     """Print one deal trick by trick: hands, declarations, kitty, plays, result.
 
     \b
@@ -403,9 +405,12 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
             _fail("give --seed and --deal, or --record FILE")
         lv, rules = _levels_and_rules(levels, rules_json)
         policies = tuple(_policy_option(p, o) for p, o in ((policy_a, "--a"), (policy_b, "--b")))
+        game = _game_option(players, decks)
+        if html_out and not game.standard:
+            _fail("--html: the viewer shows games of 4 players and 2 decks; use --format text or json")
         with interruptible():
             data = R.replay(seed=seed, deal_id=deal_id, policies=policies, mode=mode, levels=lv,
-                            declaring_team=declaring_team, rules=rules, modules=modules)
+                            declaring_team=declaring_team, rules=rules, modules=modules, game=game)
     click.echo(json.dumps(data, indent=2) if fmt == "json" else R.as_text(data))
     if verify:
         click.echo("verified: playing the deal again gives the same events and result", err=True)
@@ -417,6 +422,18 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         except OSError as e:
             _fail(f"--html: cannot write {html_out}: {e.strerror or e}")
         click.echo(f"viewer: {html_out}", err=True)
+
+
+def _game_option(players, decks):
+    """--players/--decks as a checked game size (tractor_sim.sizes), or a one-line error."""
+    from tractor_sim.sizes import GameSize, GameSizeError
+
+    try:
+        game = GameSize.of({"players": players, **({} if decks is None else {"decks": decks})}, "--players/--decks")
+        game.check_playable("--players/--decks")
+    except GameSizeError as e:
+        _fail(str(e))
+    return game
 
 
 # --------------------------------------------------------------------------- export

@@ -341,6 +341,9 @@ def replay_command(spec: ChunkSpec, deal_id: int) -> str:
     args = ["tractor-sim", "replay", "--seed", str(spec.seed), "--deal", str(deal_id)]
     for opt, pol in zip(("--a", "--b"), spec.policies):
         args += [opt, pol if isinstance(pol, str) else json.dumps(pol, sort_keys=True)]
+    size = sizes.as_size(spec.game)
+    if not size.standard:
+        args += ["--players", str(size.players), "--decks", str(size.decks)]
     if spec.mode == "match":
         args += ["--mode", "match"]
     else:

@@ -6,8 +6,9 @@ kernel's event log read into plain data, the same thing ``export`` writes.
 
 from __future__ import annotations
 
+from tractor_sim import sizes
 from tractor_sim.cards import RANKS, SUITS, card_str
-from tractor_sim.engine import DEAL_DTYPE, ChunkSpec, _policy_name, run_chunk
+from tractor_sim.engine import ChunkSpec, _policy_name, kernels_of, run_chunk
 from tractor_sim.kernels import deal as D
 from tractor_sim.kernels.match import MAX_DEALS_PER_MATCH
 from tractor_sim.rules import as_rules
@@ -23,33 +24,40 @@ def _cards(counts) -> list[str]:
 
 
 def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", levels=(0, 0),
-           declaring_team=0, rules=None, modules=()) -> dict:
-    """The deal record of one deal (what ``replay --format json`` prints and ``export`` writes)."""
+           declaring_team=0, rules=None, modules=(), game=None) -> dict:
+    """The deal record of one deal (what ``replay --format json`` prints and ``export`` writes); a
+    game of another size than 4 players and 2 decks (``game``, tractor_sim.sizes) says its size
+    in the field "game" (docs/records.md's format and the viewer are the 4-player game's)."""
     first = deal_id if mode == "fixed" else deal_id // MAX_DEALS_PER_MATCH
     rules = as_rules(rules).to_dict()
     names = tuple(_policy_name(p) for p in policies)
+    size = sizes.as_size(game)
+    size.check_playable()
     spec = ChunkSpec(matchup="replay", policies=tuple(policies), names=names, half=0,
                      mode=mode, first_id=first, count=1, seed=int(seed), rules=rules,
-                     levels=tuple(levels), declaring_team=declaring_team, modules=tuple(modules))
+                     levels=tuple(levels), declaring_team=declaring_team, modules=tuple(modules),
+                     game=(size.players, size.decks, size.teams))
     res = run_chunk(spec, log_id=deal_id)
     rows = res.deals[res.deals["deal_id"] == deal_id]
     if not len(rows):
         raise ValueError(f"deal {deal_id} was not played (match {first} had {len(res.deals)} deals)")
-    result = {name: int(rows[0][name]) for name in DEAL_DTYPE.names}
+    result = {name: int(rows[0][name]) for name in kernels_of(spec.game)[4].names}
     out = {"format": FORMAT, "version": VERSION, "seed": int(seed), "deal_id": int(deal_id), "mode": mode,
            "rules": rules, "policies": list(names), "policy_specs": list(policies),
            "strategy_modules": list(modules),
            "levels": [RANKS[result["level0_before"]], RANKS[result["level1_before"]]],
            "declaring_team": result["declaring_team"], "dealer": result["dealer"], "redeals": 0,
            "declarations": []}
-    out.update(_events(res.extra["log"], result))
+    if not size.standard:
+        out["game"] = size.to_dict()
+    out.update(_events(res.extra["log"], result, size))
     out["result"] = result
     return out
 
 
-def _events(log, result) -> dict:
+def _events(log, result, size=sizes.STANDARD) -> dict:
     """Read the kernel's LOG_* rows into the record's event fields."""
-    out = {"declarations": [], "redeals": 0, "hands": [[], [], [], []], "tricks": []}
+    out = {"declarations": [], "redeals": 0, "hands": [[] for _ in range(size.players)], "tricks": []}
     trick, drawn = None, 0
     for ev in log:
         kind, seat, a, b = (int(x) for x in ev[:4])
@@ -73,7 +81,7 @@ def _events(log, result) -> dict:
         elif kind == D.LOG_HAND:
             out["hands"][seat] = _cards(cards)
         elif kind == D.LOG_KITTY:
-            out["kitty"] = [card_str(int(c)) for c in cards[:8]]
+            out["kitty"] = [card_str(int(c)) for c in cards[:size.kitty]]
         elif kind == D.LOG_BURY:
             out["buried"] = _cards(cards)
         elif kind == D.LOG_LEAD:
