@@ -210,3 +210,17 @@ def test_replay_plays_the_same_sized_deal_and_its_command_says_the_size():
     assert data["result"] == {name: int(row[name]) for name in played.dtype.names}
     bad = CliRunner().invoke(main, args + ["--html", "x.html"])
     assert bad.exit_code != 0 and "viewer" in bad.output
+
+
+def test_the_common_tables_by_name():
+    assert GameSize.of({"table": "six_two_tractor"}) == GameSize(6, 2)
+    assert GameSize.of({"table": "five_two_friends"}) == GameSize(5, 2, "friends")
+    for name, table in sizes.TABLES.items():
+        assert GameSize.of({"table": name}).to_dict() == table
+    with pytest.raises(GameSizeError, match="unknown table 'six_three_tractr' .did you mean 'six_three_tractor'"):
+        GameSize.of({"table": "six_three_tractr"})
+    with pytest.raises(GameSizeError, match="drop players or the table"):
+        GameSize.of({"table": "six_two_tractor", "players": 6})
+    out = CliRunner().invoke(main, ["rules"], catch_exceptions=False).output
+    assert "six_two_tractor: 6 players, 2 decks, tractor teams; kitty 6, hands of 17 (playable)" in out
+    assert "five_two_friends: 5 players, 2 decks, friends teams; kitty 8, hands of 20" in out

@@ -185,6 +185,19 @@ def rules_cmd(option):
         kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
     click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
+    from tractor_sim.sizes import TABLES, GameSize, GameSizeError
+
+    click.echo("\nGame sizes (RULES.md section 9; an experiment's [game] table: players, decks, teams, or "
+               "table = NAME):")
+    for name, table in TABLES.items():
+        size = GameSize.of(table)
+        try:
+            size.check_playable()
+            status = "playable"
+        except GameSizeError:
+            status = "not played yet"
+        click.echo(f"  {name}: {size.players} players, {size.decks} decks, {size.teams} teams; kitty {size.kitty}, "
+                   f"hands of {size.hand} ({status})")
 
 
 # --------------------------------------------------------------------------- strategies

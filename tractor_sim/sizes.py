@@ -18,6 +18,7 @@ play it).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import os
@@ -50,11 +51,23 @@ class GameSize:
 
     @classmethod
     def of(cls, table=None, where: str = "game") -> GameSize:
-        """A size from a table ``{players, decks, teams}`` (decks default to players // 2), checked."""
+        """A size from a table ``{players, decks, teams}`` (decks default to players // 2), or
+        ``{table = "six_three_tractor"}`` (a name of TABLES, whose fields the others may not repeat), checked."""
         table = dict(table or {})
-        unknown = sorted(set(table) - {"players", "decks", "teams"})
+        unknown = sorted(set(table) - {"players", "decks", "teams", "table"})
         if unknown:
-            raise GameSizeError(f"{where}: unknown field {unknown[0]!r}; expected players, decks, teams")
+            raise GameSizeError(f"{where}: unknown field {unknown[0]!r}; expected players, decks, teams or table")
+        if "table" in table:
+            name = table.pop("table")
+            if name not in TABLES:
+                close = difflib.get_close_matches(str(name), TABLES, n=1)
+                raise GameSizeError(f"{where}.table: unknown table {name!r}"
+                                    f"{f' (did you mean {close[0]!r}?)' if close else ''}; "
+                                    f"expected one of {', '.join(TABLES)}")
+            if table:
+                raise GameSizeError(f"{where}: table = {name!r} says the size; "
+                                    f"drop {', '.join(sorted(table))} or the table")
+            table = TABLES[name]
         players = table.get("players", 4)
         if isinstance(players, bool) or not isinstance(players, int) or players not in PLAYERS:
             raise GameSizeError(f"{where}.players: expected a whole number from 4 to 8, got {players!r}")
@@ -104,6 +117,16 @@ class GameSize:
 
 
 STANDARD = GameSize()
+# the common tables, by name (``[game] table = ".."``): what players of larger tables ask for most
+TABLES = {
+    "four_two_tractor": {"players": 4, "decks": 2, "teams": "tractor"},
+    "six_two_tractor": {"players": 6, "decks": 2, "teams": "tractor"},
+    "six_three_tractor": {"players": 6, "decks": 3, "teams": "tractor"},
+    "eight_four_tractor": {"players": 8, "decks": 4, "teams": "tractor"},
+    "five_two_friends": {"players": 5, "decks": 2, "teams": "friends"},
+    "six_three_friends": {"players": 6, "decks": 3, "teams": "friends"},
+    "eight_four_friends": {"players": 8, "decks": 4, "teams": "friends"},
+}
 PLAYABLE = tuple(GameSize(n, 2) for n in (4, 6, 8))
 
 
