@@ -2,6 +2,8 @@
 user meets them (experiments, runs, the report).  The rules played at those sizes are judged play by
 play by tests/test_sized_deals.py."""
 
+import sys
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -121,18 +123,58 @@ def test_sized_matches_and_simulate():
     assert ((last[["level0_after", "level1_after"]].max(axis=1)) >= 12).all()  # a match ends past the Ace
 
 
-def test_a_plugin_is_refused_by_name_at_another_size(tmp_path):
+GRAB_POINTS = """
+from tractor_sim import strategy_lib as sl
+from tractor_sim.kernels.size import partner_of
+from tractor_sim.kernels.view import M_SEAT, V_META
+from tractor_sim.strategy import policy, strategy
+
+
+@strategy("follow", "grab_points_sized", params={"min_points": 15.0})
+def grab_points(view, params, rng, scratch, out):
+    held, need = sl.follow_need(view)
+    seat, key = sl.current_best(view)
+    partner = partner_of(view[V_META, M_SEAT])
+    if seat != partner and sl.trick_points(view) >= params[0]:
+        n = sl.winning_follow_given(view, out, key, False, held)
+        if n > 0:
+            return n
+        out[:] = 0
+    return sl.cheapest_follow_given(view, out, False, held, need)
+
+
+policy("grabber_sized", declare="threshold", discard="lowest", lead="top_cards", follow="grab_points_sized")
+"""
+
+
+def test_a_plugin_plays_at_another_size_compiled_for_it(tmp_path):
+    """The docs' example plug-in, copied with its imports pointed at the 6-player kernels: it plays,
+    bounds-checked as plug-ins are, and the copy sees six seats."""
     plugin = tmp_path / "mine.py"
-    plugin.write_text(
-        "from tractor_sim.strategy import strategy\n\n"
-        "@strategy('follow', 'mine_follow')\n"
-        "def mine_follow(view, params, rng, scratch, out):\n"
-        "    return 0\n")
-    spec = E.plan_chunks([({"policy": "basic", "follow": "mine_follow"}, "random")], n=4, seed=1,
-                         modules=(str(plugin),), game={"players": 6, "decks": 2})[0]
-    with pytest.raises(ValueError) as e:
+    plugin.write_text(GRAB_POINTS)
+    deals, _ = simulate([("grabber_sized", "basic")], n=40, seed=2, modules=(str(plugin),),
+                        game={"players": 6, "decks": 2})
+    assert len(deals) == 80
+    pkg = sizes.kernels_for(GameSize(6, 2))
+    copies = [m for name, m in sys.modules.items() if name.startswith(pkg.__name__ + ".plugin_") and "mine" in name]
+    assert copies and copies[0].partner_of(4) == 0  # seat 4's partner at six seats (4 + 2) % 6
+    assert pkg.registry.STRATEGIES[("follow", "grab_points_sized")].targetoptions.get("boundscheck")
+
+
+def test_a_strategy_without_a_source_file_is_refused_at_another_size(tmp_path):
+    from tractor_sim import strategy as S
+
+    gone = tmp_path / "gone.py"
+    gone.write_text("from tractor_sim.strategy import strategy\n"
+                    "@strategy('follow', 'gone_follow')\n"
+                    "def gone_follow(view, params, rng, scratch, out):\n    return 0\n")
+    S.load_module(str(gone))
+    gone.unlink()  # as a strategy defined at the prompt: nothing to copy for another size
+    spec = E.plan_chunks([({"policy": "basic", "follow": "gone_follow"}, "random")], n=4, seed=1,
+                         game={"players": 6, "decks": 2})[0]
+    with pytest.raises(S.StrategyError) as e:
         E.run_chunk(spec)
-    assert "mine_follow" in str(e.value) and "built-in" in str(e.value)
+    assert "gone_follow" in str(e.value) and "no source file" in str(e.value)
 
 
 SIX = """

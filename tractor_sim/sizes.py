@@ -144,20 +144,21 @@ def as_size(size) -> GameSize:
 # the generated packages
 
 _SOURCES = ("kernels/*.py", "strategy_lib.py", "strategies/*.py")
-_REGISTRY = '''"""The sized copy's strategy registry: the built-in strategies compiled for this game size.
+_REGISTRY = '''"""The sized copy's strategy registry: the strategies compiled for this game size.
 
 The main registry (tractor_sim.strategy) keeps the names, parameters and
-policies; a sized run looks each built-in strategy up here by decision and name.
+policies; a sized run looks each strategy up here by decision and name (the
+built-ins, and the copies of plug-ins that kernels_for's plugin_copy wrote).
 """
 
-from tractor_sim.strategy import compile_builtin
+from tractor_sim.strategy import compile_sized
 
 STRATEGIES = {}
 
 
 def strategy(decision, name, params=None, description="", lean=None, boundscheck=None):
     def register(fn):
-        STRATEGIES[(decision, name)] = compile_builtin(fn)
+        STRATEGIES[(decision, name)] = compile_sized(fn, boundscheck)
         return STRATEGIES[(decision, name)]
     return register
 
@@ -257,3 +258,21 @@ def kernels_for(size) -> object:
         importlib.import_module(f"{package}.strategies")
         _LOADED[key] = module
     return _LOADED[key]
+
+
+def plugin_copy(package, source: str, module: str):
+    """A user's strategy module compiled for the game size of ``package``: its source, with the
+    imports of this package pointed at the sized copy (as the built-ins are), written beside the
+    copy and imported, so that its strategies register in the copy's registry.  ``source`` is the
+    module's file (None: defined without a file, which cannot be copied)."""
+    if not source or not os.path.isfile(source):
+        return None
+    text = Path(source).read_text()
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    name = f"plugin_{re.sub(r'[^A-Za-z0-9_]', '_', module)}_{digest}"
+    target = Path(package.__file__).parent / f"{name}.py"
+    if not target.exists():
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(_rewrite(text, package.__name__))
+        os.replace(tmp, target)
+    return importlib.import_module(f"{package.__name__}.{name}")

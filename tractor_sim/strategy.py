@@ -138,11 +138,17 @@ class StrategyInfo:
         """The strategy compiled for the game size of ``package`` (tractor_sim.sizes.kernels_for): the
         built-ins' copy there.  A plug-in is compiled against the 4-player layout of the view, so a
         game of another size refuses it by name."""
-        dispatcher = package.registry.STRATEGIES.get((self.decision, self.name))
+        key = (self.decision, self.name)
+        if key not in package.registry.STRATEGIES and not is_builtin(self.module):
+            from tractor_sim.sizes import plugin_copy
+
+            plugin_copy(package, _module_file(self), self.module)
+        dispatcher = package.registry.STRATEGIES.get(key)
         if dispatcher is None:
             raise StrategyError(
-                f"{self.decision} strategy {self.name!r} ({self.module}.{self.qualname}) is not a built-in: "
-                f"games of other sizes than 4 players and 2 decks play the built-in strategies only"
+                f"{self.decision} strategy {self.name!r} ({self.module}.{self.qualname}) has no source file to "
+                f"compile for a game of another size than 4 players and 2 decks (a strategy defined in a "
+                f"notebook or at the prompt): put it in a module"
             )
         return self._compiled(dispatcher)
 
@@ -163,10 +169,21 @@ class StrategyInfo:
         return dispatcher
 
 
-def compile_builtin(fn):
-    """A built-in strategy of a sized copy of the package (tractor_sim.sizes), compiled as
-    ``strategy`` compiles the built-ins (on first use, lean when it can be)."""
-    return numba.njit(cache=True)(fn)
+def compile_sized(fn, boundscheck=None):
+    """A strategy of a sized copy of the package (tractor_sim.sizes), compiled as ``strategy``
+    compiles it (on first use; a plug-in bounds-checked unless it says otherwise, a built-in lean
+    when it can be)."""
+    copy_of = "tractor_sim." + fn.__module__.split(".", 1)[-1]  # the module this is a copy of
+    checked = (not is_builtin(copy_of)) if boundscheck is None else bool(boundscheck)
+    return numba.njit(cache=True, boundscheck=True)(_renamed(fn, "_checked")) if checked \
+        else numba.njit(cache=True)(fn)
+
+
+def _module_file(info) -> str | None:
+    """The file of a strategy's module (a file loaded by path, or an importable module)."""
+    if os.path.isfile(info.source):
+        return info.source
+    return getattr(sys.modules.get(info.module), "__file__", None)
 
 
 @dataclass(frozen=True)
