@@ -222,7 +222,7 @@ def _events(log):
 def _referee_draw(K, game, log, asks, rank, round1, opts, st):
     """Replay the draw from the log with the reference: the kernel asked exactly the seats that may
     declare, each declaration is allowed, the standing one sets the trump (or the kitty does).
-    Returns the declarations [(count, card)] of the last deal."""
+    Returns the declarations [(count, card)] of the last deal and the redeals."""
     E = K.events
     events = _events(log)
     asks = [tuple(a) for a in asks]
@@ -271,7 +271,7 @@ def _referee_draw(K, game, log, asks, rank, round1, opts, st):
     else:
         kitty = [int(x) for x in log[[e[0] for e in events].index(E.LOG_KITTY) + 1, 4:4 + K.size.KITTY]]
         assert trump[2] == r9.kitty_flip_suit(kitty, rank)
-    return decls
+    return decls, redeal
 
 
 @pytest.mark.parametrize("decks", (3, 4))
@@ -281,7 +281,8 @@ def test_whole_draws_with_tuples(decks):
     game = SIZES[decks]
     K, run = _drive_draw(decks)
     PH, ST, Dl = K.phases, K.state, K.deal
-    pairs = [("eager", "eager"), ("eager", "override"), ("threshold", "override"), ("override", "threshold")]
+    pairs = [("eager", "eager"), ("eager", "override"), ("threshold", "override"), ("override", "threshold"),
+             ("never", "never")]  # nobody declares: the kitty is turned up (never in round 1: a redeal for ever)
     made = Counter()
     deals = 0
     asks = np.zeros((4096, 4), dtype=np.int64)
@@ -297,7 +298,7 @@ def test_whole_draws_with_tuples(decks):
         ws = Dl.new_workspace(rules)
         err = np.zeros(PH.ERR_SIZE, dtype=np.int64)
         log = np.zeros((4000, K.events.LOG_COLS), dtype=np.int64)
-        round1 = i % 3 == 0
+        round1 = i % 3 == 0 and names[0] != "never"
         levels = np.array([i % 13, (3 * i) % 13], dtype=np.int64)
         decl_team, starter = i % 2, (i * 7) % game.players
         if starter % 2 != decl_team:
@@ -309,8 +310,10 @@ def test_whole_draws_with_tuples(decks):
         assert code == 0 and st[ST.S_PHASE] == ST.PH_KITTY, (code, err[:4])
         rank = 0 if round1 else int(levels[decl_team])
         r9game = r9.Game(game.players, game.decks, "tractor")
-        decls = _referee_draw(K, r9game, log, asks[:n], rank, round1, opts, st)
+        decls, redeals = _referee_draw(K, r9game, log, asks[:n], rank, round1, opts, st)
         deals += 1
+        made["kitty flip"] += not decls
+        made["redeal"] += redeals
         for e in _events(log):
             if e[0] == K.events.LOG_DECLARE:
                 made[(e[4], "jokers" if e[3] >= BJ else "rank")] += 1
@@ -321,8 +324,8 @@ def test_whole_draws_with_tuples(decks):
             assert view[K.view.V_META, K.view.M_DECL_CARD] == decls[-1][1]
             nd = view[K.view.V_META, K.view.M_NDECL]
             assert view[K.view.V_DECL_COUNT, nd - 1] == decls[-1][0]
-    print(f"\n{game.label}: {deals} draws refereed; declarations by (count, kind): {dict(sorted(made.items()))}")
-    assert made[(3, "rank")] > 0 and made[(3, "jokers")] > 0
+    print(f"\n{game.label}: {deals} draws refereed; declarations by (count, kind), flips, redeals: {dict(made)}")
+    assert made[(3, "rank")] > 0 and made[(3, "jokers")] > 0 and made["kitty flip"] > 0
     if decks == 4:
         assert made[(4, "rank")] > 0
 

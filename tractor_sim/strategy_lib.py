@@ -788,7 +788,9 @@ def can_declare_now(view, kind, card):
 def declare_options(view, kinds, cards):
     """Fill kinds/cards (length >= 10) with what I may declare now, strongest first; return how many.
 
-    Order: joker pairs (RJ, BJ), then pairs, then singles, each by suit.
+    Order: joker pairs (RJ, BJ), then pairs, then singles, each by suit.  The
+    kinds at their two-deck counts; with more decks most_copies_now says how
+    many copies of a card I may show.
     """
     n = 0
     for card in (RJ, BJ):
