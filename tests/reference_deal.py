@@ -394,6 +394,7 @@ class _Deal:
             m[V.M_DECL_SEAT], m[V.M_DECL_KIND], m[V.M_DECL_CARD] = -1, 0, 0
         else:
             m[V.M_DECL_SEAT], m[V.M_DECL_KIND], m[V.M_DECL_CARD] = self.current
+            m[V.M_DECL_COUNT] = 1 if self.current[1] == 1 else 2  # two decks: the kind says it
         m[V.M_DRAWN] = self.drawn
         nd = min(54, len(self.decls))
         m[V.M_NDECL] = nd
@@ -409,6 +410,7 @@ class _Deal:
             v[V.V_DECL_SEAT, i] = s
             v[V.V_DECL_KIND, i] = k
             v[V.V_DECL_CARD, i] = c
+            v[V.V_DECL_COUNT, i] = 1 if k == 1 else 2
         for i, (ld, w, pts) in enumerate(self.history):
             v[V.V_TRICK_LEADER, i] = ld
             v[V.V_TRICK_WINNER, i] = w

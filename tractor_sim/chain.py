@@ -3,8 +3,10 @@
 The deal results enter only as each declaring policy's distribution over
 level-table rows, assumed not to depend on the levels. Everything else is the
 run's resolved rules, through the kernels' own functions (one level table,
-kernels/scoring.py): ``level_change`` of a row, ``defended_gain`` for
-``must_defend``, ``match_winner`` for ``match_end``. Who declares next follows
+kernels/scoring.py): ``row_change`` of a row, ``defended_gain`` for
+``must_defend``, ``match_winner`` for ``match_end``. A row's change is the
+same with any number of decks; only the points on it differ (rows ``20 D``
+points wide, decisions.md 9.9: ``row_points``, ``stats.row_label``). Who declares next follows
 ``declaring``: under ``draw`` the declarers keep the deal when they hold and
 hand it over when they do not; under ``auction`` every deal's bidding decides
 anew, so A's team declares with the share observed in the deals.
@@ -21,22 +23,23 @@ import pandas as pd
 from scipy import sparse
 from scipy.sparse.linalg import spsolve
 
-from tractor_sim.kernels.scoring import defended_gain, level_change, match_winner
+from tractor_sim.kernels.scoring import defended_gain, match_winner, row_change
 from tractor_sim.rules import Rules, as_rules
-from tractor_sim.stats import LEVEL_NAMES, policy_codes, row_label
+from tractor_sim.stats import LEVEL_NAMES, level_step, policy_codes, row_label
 
 TOP = 13  # levels 0..12 = 2..A; 13 and beyond have passed the Ace
 
 
-def row_points(row: int) -> int:
-    """The smallest opponents' total p on a level-table row (row 0: p <= 0)."""
-    return 0 if row <= 0 else (5 if row == 1 else 40 * (row - 1))
+def row_points(row: int, decks: int = 2) -> int:
+    """The smallest opponents' total p on a level-table row (row 0: p <= 0) with ``decks`` decks:
+    rows are the step S = 20 * decks points wide (RULES.md section 9, decisions.md 9.9)."""
+    return 0 if row <= 0 else (5 if row == 1 else level_step(decks) * (row - 1))
 
 
 def _step(la: int, lb: int, d: int, row: int, encoded) -> tuple[int, int, bool]:
     """Levels after a deal on ``row`` declared by d (0 = A's team), and whether
-    the declarers kept: the kernel's level_change and defended_gain."""
-    keep, gain = level_change(row_points(row))
+    the declarers kept: the kernel's row_change and defended_gain."""
+    keep, gain = row_change(row)
     team = d if keep else 1 - d
     levels = [la, lb]
     levels[team] += defended_gain(levels[team], gain, keep, encoded)
@@ -107,7 +110,7 @@ def _start(values, first_a: float) -> float:
 
 
 def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=None,
-                    n_boot: int = 200, seed: int = 0, confidence: float = 0.95) -> dict:
+                    n_boot: int = 200, seed: int = 0, confidence: float = 0.95, decks: int = 2) -> dict:
     """Probability that A wins a match from 2-2, from deal-level results alone.
 
     Uses the deals of A against B (both seatings). The first declarer is
@@ -115,6 +118,7 @@ def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=Non
     the observed share. The interval is a seeded parametric bootstrap of the
     row counts (and of that share). Returns win_prob, low, high,
     expected_deals, ``table`` (by starting levels), ``row_probs`` and counts.
+    ``decks``: the game's, for the rows' names (their points).
     """
     rules = as_rules(rules)
     names, c0, c1 = policy_codes(deals)
@@ -152,7 +156,7 @@ def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=Non
     table = pd.DataFrame(first * win[:top, :top, 0] + (1 - first) * win[:top, :top, 1],
                          index=pd.Index(names, name=f"level of {policy_a}"),
                          columns=pd.Index(names, name=f"level of {policy_b}"))
-    labels = [row_label(r) for r in range(n_rows)]
+    labels = [row_label(r, decks) for r in range(n_rows)]
     return {
         "policy_a": policy_a, "policy_b": policy_b, "rules": rules, "match_end": rules.match_end,
         "win_prob": _start(win, first), "low": float(lo), "high": float(hi), "n_boot": len(boot),

@@ -20,17 +20,24 @@ import pandas as pd
 from scipy import stats as st
 
 LEVEL_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-MIN_ROWS = 8  # row tables always show rows 0..7 (p<=0 .. 240-275)
+MIN_ROWS = 8  # row tables always show rows 0..7 (p<=0 .. 240-275 with two decks)
+STEP_PER_DECK = 20  # the level table's step S = 20 D points (RULES.md section 9)
 
 
-def row_label(row: int) -> str:
-    """Label of a level-table row by its range of opponents' points p."""
+def level_step(decks: int = 2) -> int:
+    """The width of a level-table row in points: 40 with two decks (decisions.md 9.9)."""
+    return STEP_PER_DECK * int(decks)
+
+
+def row_label(row: int, decks: int = 2) -> str:
+    """Label of a level-table row by its range of opponents' points p, with ``decks`` decks."""
     row = int(row)
+    step = level_step(decks)
     if row <= 0:
         return "p<=0"
     if row == 1:
-        return "5-35"
-    return f"{40 * (row - 1)}-{40 * row - 5}"
+        return f"5-{step - 5}"
+    return f"{step * (row - 1)}-{step * row - 5}"
 
 
 def signed_gain(deals: pd.DataFrame, team: int) -> pd.Series:
@@ -255,10 +262,10 @@ def _match_summary(matches: pd.DataFrame, confidence: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def row_frequencies(deals: pd.DataFrame, by_declarer: bool = False) -> pd.DataFrame:
+def row_frequencies(deals: pd.DataFrame, by_declarer: bool = False, decks: int = 2) -> pd.DataFrame:
     """Share of deals in every level-table row, per matchup (and per declaring
     policy with ``by_declarer``): the shape of the results behind the means.
-    Columns are the row labels ("p<=0", "5-35", ...) plus ``n``."""
+    Columns are the row labels ("p<=0", "5-35", ... with two decks: row_label) plus ``n``."""
     rows = deals["row"].to_numpy(np.int64)
     n_rows = max(MIN_ROWS, int(rows.max()) + 1 if len(rows) else 0)
     matchup = pd.Categorical(deals["matchup"])
@@ -275,7 +282,7 @@ def row_frequencies(deals: pd.DataFrame, by_declarer: bool = False) -> pd.DataFr
     seen = pd.unique(group)  # groups in order of appearance
     index = pd.MultiIndex.from_tuples([labels[i] for i in seen], names=["matchup", "declarer"][:len(labels[0])]) \
         if by_declarer else pd.Index([labels[i][0] for i in seen], name="matchup")
-    freq = pd.DataFrame(counts[seen] / n[seen, None], index=index, columns=[row_label(r) for r in range(n_rows)])
+    freq = pd.DataFrame(counts[seen] / n[seen, None], index=index, columns=[row_label(r, decks) for r in range(n_rows)])
     freq["n"] = n[seen]
     return freq
 

@@ -24,7 +24,8 @@ from tractor_sim.kernels import combos
 from tractor_sim.kernels.combos import (  # noqa: F401
     KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS, MIN_TRACTOR,
 )
-from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_ok, show_key
+from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_count_ok, declare_ok, kind_count
+from tractor_sim.kernels.declare import kind_of, show_key
 from tractor_sim.kernels.order import META_NCARDS, TRUMP, TT_META, TT_POS, TT_ROWS, TT_SUIT
 from tractor_sim.kernels.rng import randint, uniform
 from tractor_sim.kernels.scoring import FIVE, KING, POINTS, TEN  # noqa: F401  (points per card id, for strategies too)
@@ -32,11 +33,12 @@ from tractor_sim.kernels.size import CARDS, DECKS, EFF_SUITS, RANKS, SEATS, SUIT
 from tractor_sim.kernels.size import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import (
-    M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
+    M_DECL_CARD, M_DECL_COUNT, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
     M_LEVEL0, M_MY_CARDS, M_MY_PAIRS, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY,
     V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
+from tractor_sim.rules import R_RANK_TRUMPS_NT
 RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
 TRUMP_COST = 100  # card_cost: any trump costs more than any plain card
 COST_PER_POS = 4  # card_cost of one position
@@ -786,7 +788,9 @@ def can_declare_now(view, kind, card):
 def declare_options(view, kinds, cards):
     """Fill kinds/cards (length >= 10) with what I may declare now, strongest first; return how many.
 
-    Order: joker pairs (RJ, BJ), then pairs, then singles, each by suit.
+    Order: joker pairs (RJ, BJ), then pairs, then singles, each by suit.  The
+    kinds at their two-deck counts; with more decks most_copies_now says how
+    many copies of a card I may show.
     """
     n = 0
     for card in (RJ, BJ):
@@ -837,6 +841,94 @@ def joker_option(view):
     if can_declare_now(view, JOKER_PAIR, BJ):
         return BJ
     return -1
+
+
+# Declaring with more decks (decisions.md 9.8): a declaration shows ``count`` identical cards.  The
+# helpers below return counts at any size; with two decks they are the helpers above (a single
+# shows 1 card, a pair 2), so the 4-player 2-deck strategies stay as they were.
+
+@njit(cache=True)
+def can_declare_count_now(view, kind, count, card):
+    """can_declare_count for my hand against the standing declaration (its count: M_DECL_COUNT);
+    with two decks can_declare_now, the count being the kind's."""
+    if DECKS == PAIR_CARDS:
+        return count == kind_count(kind) and can_declare_now(view, kind, card)
+    if card < 0 or card >= CARDS:
+        return False
+    return declare_count_ok(
+        view[V_HAND, card], kind, count, card, view[V_META, M_SEAT], view[V_META, M_DECL_SEAT],
+        view[V_META, M_DECL_KIND], view[V_META, M_DECL_COUNT], view[V_META, M_DECL_CARD], view[V_META, M_TRUMP_RANK],
+        view[V_RULES, R_SELF_OVERRIDE], view[V_RULES, R_PAIR_OVERRIDE], view[V_RULES, R_JOKER_OVERRIDE],
+    )
+
+
+@njit(cache=True)
+def most_copies_now(view, card):
+    """The most copies of ``card`` I may declare now, 0 if none.  Only the most I hold (at most
+    DECKS) is tried: more copies override whatever fewer do, and strengthen my own as well."""
+    n = min(view[V_HAND, card], DECKS)
+    if n >= 1 and can_declare_count_now(view, kind_of(n, card), n, card):
+        return n
+    return 0
+
+
+@njit(cache=True)
+def best_suit_declaration(view, min_strength):
+    """best_suit_option with counts: (kind, count, card, strength), kind 0 when none qualifies.
+
+    More copies first (they resist overriding), then the suit strength; each
+    suit with its most copies allowed now.
+    """
+    if DECKS == PAIR_CARDS:
+        kind, card, strength = best_suit_option(view, min_strength)
+        return kind, kind, card, strength  # a single shows 1 card, a pair 2
+    return best_suit_by_count(view, min_strength)
+
+
+@njit(cache=True)
+def best_suit_by_count(view, min_strength):
+    """best_suit_declaration at any size (tests compare it with best_suit_option at two decks)."""
+    r = view[V_META, M_TRUMP_RANK]
+    best_n = 0
+    best_card = -1
+    best_str = -1
+    for s in range(SUITS):
+        st = suit_strength(view, s)
+        if st < min_strength:
+            continue
+        n = most_copies_now(view, s * RANKS + r)
+        if n > 0 and (n > best_n or (n == best_n and st > best_str)):
+            best_n = n
+            best_card = s * RANKS + r
+            best_str = st
+    if best_n == 0:
+        return 0, 0, -1, -1
+    return kind_of(best_n, best_card), best_n, best_card, best_str
+
+
+@njit(cache=True)
+def joker_declaration(view):
+    """(count, card) of the jokers I may declare now: the most copies, RJ preferred; (0, -1) if none."""
+    if DECKS == PAIR_CARDS:
+        card = joker_option(view)
+        return (PAIR_CARDS if card >= 0 else 0), card
+    n = most_copies_now(view, RJ)
+    m = most_copies_now(view, BJ)
+    if n == 0 and m == 0:
+        return 0, -1
+    return (n, RJ) if n >= m else (m, BJ)
+
+
+@njit(cache=True)
+def no_suit_strength(view):
+    """suit_strength of a joker declaration (no trump suit): the jokers, and the trump-rank cards
+    with ``rank_trumps_in_no_trump``."""
+    n = view[V_HAND, BJ] + view[V_HAND, RJ]
+    if view[V_RULES, R_RANK_TRUMPS_NT] != 0:
+        r = view[V_META, M_TRUMP_RANK]
+        for t in range(SUITS):
+            n += view[V_HAND, t * RANKS + r]
+    return n
 
 
 # ---------------------------------------------------------------- voids

@@ -1,18 +1,36 @@
-"""Declaring the trump: which declarations are allowed, the kitty flip, and the auction."""
+"""Declaring the trump: which declarations are allowed, the kitty flip, and the auction.
+
+With two decks a declaration's kind says how many cards it shows
+(can_declare, declare_ok: the 4-player 2-deck game's code); with more decks
+(RULES.md section 9, decisions.md 9.8) it shows ``count`` identical cards
+(can_declare_count, declare_count_ok), reached only from constant branches
+``if DECKS > PAIR``.
+"""
 
 from numba import njit
 
 from tractor_sim.kernels.order import TRUMP
-from tractor_sim.kernels.size import BJ, CARDS, RANKS, RJ
+from tractor_sim.kernels.size import BJ, CARDS, DECKS, RANKS, RJ
 from tractor_sim.kernels.size import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from tractor_sim.kernels.view import MAX_BID
 from tractor_sim.rules import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 
 # Declaration kinds, weakest first; a SINGLE or PAIR of the trump rank takes that many copies.
+# With more decks (decisions.md 9.8) a declaration is ``count`` identical cards: a PAIR is 2..DECKS
+# cards of the trump rank, a JOKER_PAIR 2..DECKS identical jokers; the count goes with the kind
+# (the answer's out[2], the state's S_CUR_COUNT, the view's M_DECL_COUNT).
 NONE = 0
 SINGLE = 1
 PAIR = 2
 JOKER_PAIR = 3
+
+# Where a declare strategy's answer puts the count (out[0] the kind, out[1] the card; view.py).
+ANS_COUNT = 2
+
+# Colours at equal counts (9.8): red jokers > black jokers > a suit.
+SUIT_COLOUR = 0
+BLACK = 1
+RED = 2
 
 
 @njit(cache=True)
@@ -24,7 +42,8 @@ def can_declare(hand, kind, card, seat, cur_seat, cur_kind, cur_card, rank, rule
     also by a pair of a higher suit (S > H > D > C), with
     ``joker_pair_override`` a BJ pair also by an RJ pair.  A player overrides
     himself only to strengthen his single into the pair of the same card
-    (unless the rules allow any self-override).
+    (unless the rules allow any self-override).  Two decks, where the kind
+    says the count; the phases of more decks ask can_declare_count.
     """
     if card < 0 or card >= CARDS:
         return False
@@ -59,6 +78,79 @@ def declare_ok(held, kind, card, seat, cur_seat, cur_kind, cur_card, rank, self_
     if cur_seat == seat and self_override == 0:
         return kind == PAIR and cur_kind == SINGLE and card == cur_card
     return True
+
+
+@njit(cache=True, inline='always')
+def kind_count(kind):
+    """The cards a kind stands for with two decks (a single 1, a pair or joker pair 2; NONE 0)."""
+    if kind == NONE:
+        return 0
+    return 1 if kind == SINGLE else PAIR_CARDS
+
+
+@njit(cache=True, inline='always')
+def kind_of(count, card):
+    """The kind of a declaration of ``count`` copies of ``card``: jokers, a single, or a tuple (PAIR)."""
+    if card >= BJ:
+        return JOKER_PAIR
+    return SINGLE if count == 1 else PAIR
+
+
+@njit(cache=True, inline='always')
+def colour(card):
+    """Red jokers > black jokers > a suit, at equal counts (9.8)."""
+    if card == RJ:
+        return RED
+    return BLACK if card == BJ else SUIT_COLOUR
+
+
+@njit(cache=True)
+def outranks(count, card, cur_count, cur_card, pair_override, joker_override):
+    """Whether ``count`` copies of ``card`` override another player's ``cur_count`` of ``cur_card``.
+
+    More cards win; at equal counts the colour (9.8), a suit over a suit only
+    with ``pair_override`` and a higher suit (S > H > D > C, a lower suit
+    index) at counts of two or more.  With two decks red jokers beat black
+    ones only with ``joker_pair_override`` (section 2 unchanged).
+    """
+    if count != cur_count:
+        return count > cur_count
+    a = colour(card)
+    b = colour(cur_card)
+    if a == RED and b == BLACK and DECKS == PAIR_CARDS:
+        return joker_override != 0
+    if a != b:
+        return a > b
+    return a == SUIT_COLOUR and count >= PAIR_CARDS and pair_override != 0 and card // RANKS < cur_card // RANKS
+
+
+@njit(cache=True)
+def declare_count_ok(held, kind, count, card, seat, cur_seat, cur_kind, cur_count, cur_card, rank,
+                     self_override, pair_override, joker_override):
+    """declare_ok with counts, for any number of decks (decisions.md 9.8): ``count`` (1..DECKS; jokers
+    2..DECKS) identical cards of the trump rank or jokers, ``kind`` the one kind_of names; on his
+    own standing declaration a player (``self_override`` strengthen_only) only shows more copies
+    of the same card.  Equals declare_ok with two decks (tests/test_declare9.py)."""
+    if count < 1 or count > DECKS or held < count or kind != kind_of(count, card):
+        return False
+    if card < BJ and card % RANKS != rank:
+        return False
+    if card >= BJ and count < PAIR_CARDS:
+        return False
+    if cur_kind == NONE:
+        return True
+    if cur_seat == seat and self_override == 0:
+        return card == cur_card and count > cur_count
+    return outranks(count, card, cur_count, cur_card, pair_override, joker_override)
+
+
+@njit(cache=True)
+def can_declare_count(hand, kind, count, card, seat, cur_seat, cur_kind, cur_count, cur_card, rank, rules):
+    """can_declare with the declaration's count and the standing one's (any number of decks)."""
+    if card < 0 or card >= CARDS:
+        return False
+    return declare_count_ok(hand[card], kind, count, card, seat, cur_seat, cur_kind, cur_count, cur_card, rank,
+                            rules[R_SELF_OVERRIDE], rules[R_PAIR_OVERRIDE], rules[R_JOKER_OVERRIDE])
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.size import CARDS
 
 LOG_DRAW = 1  # seat drew card a
-LOG_DECLARE = 2  # seat declared kind a with card b
+LOG_DECLARE = 2  # seat declared kind a with card b, showing LC_DECL_COUNT cards (decisions.md 9.8)
 LOG_REDEAL = 3  # nobody declared: redeal number a
 LOG_TRUMP = 4  # starter (seat), suit a, source b
 LOG_HAND = 5  # seat's hand after the draw (counts)
@@ -28,6 +28,7 @@ LOG_SHOW = 14  # seat showed card a (the auction)
 LOG_ROW = Layout("event row", [("LC_KIND", 1), ("LC_SEAT", 1), ("LC_A", 1), ("LC_B", 1), ("LC_CARDS", CARDS)])
 globals().update(LOG_ROW.constants())
 LOG_COLS = LOG_ROW.size
+LC_DECL_COUNT = LC_CARDS  # noqa: F821  (a LOG_DECLARE row's count: its first card column)
 
 
 @njit(cache=True)

@@ -32,7 +32,7 @@ from tractor_sim.kernels import knowledge as K
 from tractor_sim.kernels import publish as P
 from tractor_sim.kernels.bits import lowest_bit
 from tractor_sim.kernels.declare import JOKER_PAIR, NONE, PAIR as KIND_PAIR, SINGLE, can_declare, kitty_flip_suit
-from tractor_sim.kernels.declare import show_key, valid_bid
+from tractor_sim.kernels.declare import ANS_COUNT, can_declare_count, kind_count, kind_of, show_key, valid_bid
 from tractor_sim.kernels.events import (
     LOG_BID, LOG_BURY, LOG_DECLARE, LOG_DRAW, LOG_FAILED_THROW, LOG_FOLLOW, LOG_HAND, LOG_KITTY, LOG_LEAD,
     LOG_REDEAL, LOG_SHOW, LOG_START, LOG_TRICK, LOG_TRUMP, log_event,
@@ -52,7 +52,7 @@ from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.unowned import lean_jit
 from tractor_sim.kernels.state import (
     NO_SEAT, PH_AUCTION, PH_DONE, PH_DRAW, PH_FOLLOW, PH_KITTY, PH_LEAD, S_AUCTION, S_BEST, S_BEST_KEY,
-    S_BEST_SHOW, S_BID_STEP, S_BIDS, S_CUR_CARD, S_CUR_KIND, S_CUR_SEAT, S_DECISION, S_DECL_TEAM, S_DRAW_K,
+    S_BEST_SHOW, S_BID_STEP, S_BIDS, S_CUR_CARD, S_CUR_COUNT, S_CUR_KIND, S_CUR_SEAT, S_DECISION, S_DECL_TEAM, S_DRAW_K,
     S_FAILED, S_FIRST, S_KEY_A, S_KEY_B, S_LEAD_KIND, S_LEAD_LARGEST, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS,
     S_LEAD_SUIT, S_LEADER, S_LEVELS, S_NDECL, S_NPLAYED, S_OPP_POINTS, S_PENALTY, S_PHASE, S_POINTS, S_RANK,
     S_REDEALS, S_REMAINING, S_ROUND1, S_SEED, S_SOURCE, S_STARTER, S_SUIT, S_TO_ACT, S_TRICK, S_TRICKS_WON,
@@ -60,7 +60,7 @@ from tractor_sim.kernels.state import (
 )
 from tractor_sim.kernels.view import (
     BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, DECLARE, DISCARD, FOLLOW, LEAD, M_BID0, M_BID_STEP,
-    M_DEALER, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM, M_DRAWN, M_FAILED_THROW,
+    M_DEALER, M_DECISION, M_DECL_CARD, M_DECL_COUNT, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM, M_DRAWN, M_FAILED_THROW,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_LEVEL0, M_NDECL, M_NPLAYED,
     M_OPP_POINTS, M_ROUND1, M_SEAT, M_SHOWN, M_STARTER, M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK,
     M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_EFF, V_META, V_RULES,
@@ -79,8 +79,8 @@ P_SEAT = 10
 
 # How the trump was set (D_TRUMP_SOURCE).
 SRC_SINGLE = 0
-SRC_PAIR = 1
-SRC_JOKERS = 2
+SRC_PAIR = 1  # two or more identical cards of the trump rank (with more decks up to DECKS: 9.8)
+SRC_JOKERS = 2  # identical jokers
 SRC_FLIP = 3
 SRC_NAMED = 4  # named by the starter after the auction
 
@@ -244,6 +244,7 @@ def _deal(st, arrs, ws, rules, log):
     st[S_CUR_SEAT] = -1
     st[S_CUR_KIND] = NONE
     st[S_CUR_CARD] = -1
+    st[S_CUR_COUNT] = 0
     st[S_NDECL] = 0
     st[S_DRAW_K] = 0
     st[S_PHASE] = PH_DRAW
@@ -253,7 +254,8 @@ def _deal(st, arrs, ws, rules, log):
 
 @njit(cache=True, inline='always')
 def _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
-    """Whether the seat has any declaration allowed now (asks only about cards it holds).
+    """Whether the seat has any declaration allowed now (asks only about cards it holds), with two
+    decks (more: _any_tuple_declaration).
 
     Inlined into the draw, which asks after every card (a call per draw cost
     the deal 3%).
@@ -277,6 +279,36 @@ def _any_declaration(hands, seat, cur_seat, cur_kind, cur_card, rank, rules):
         if hand[card] >= PAIR and can_declare(hand, JOKER_PAIR, card, seat, cur_seat, cur_kind, cur_card, rank, rules):
             return True
     return False
+
+
+@njit(cache=True, inline='always')
+def _any_tuple_declaration(hands, seat, cur_seat, cur_kind, cur_count, cur_card, rank, rules):
+    """_any_declaration with more decks (9.8): whether the seat may show some count of a trump-rank
+    card or of a joker.  Only the most copies it holds of each (at most DECKS) are tried: more
+    copies override whatever fewer do, and strengthen one's own declaration as well."""
+    hand = hands[seat]
+    for suit in range(SUITS):
+        card = suit * RANKS + rank
+        n = min(hand[card], DECKS)
+        if n >= 1 and can_declare_count(hand, kind_of(n, card), n, card, seat, cur_seat, cur_kind, cur_count,
+                                        cur_card, rank, rules):
+            return True
+    for card in (BJ, RJ):
+        n = min(hand[card], DECKS)
+        if n >= PAIR and can_declare_count(hand, JOKER_PAIR, n, card, seat, cur_seat, cur_kind, cur_count,
+                                           cur_card, rank, rules):
+            return True
+    return False
+
+
+@njit(cache=True, inline='always')
+def _may_declare(st, hands, seat, rank, rules):
+    """Whether the seat is asked to declare after a card: _any_declaration with two decks (the
+    4-player 2-deck game's code, a constant branch), _any_tuple_declaration with more."""
+    if DECKS > PAIR:
+        return _any_tuple_declaration(hands, seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_COUNT],
+                                      st[S_CUR_CARD], rank, rules)
+    return _any_declaration(hands, seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_CARD], rank, rules)
 
 
 @njit(cache=True, inline='always')
@@ -307,8 +339,7 @@ def _advance_draw(st, arrs, ws, rules, err, log, begin_auction):
                 P.to_all(views, M_DRAWN, k + 1)
                 if logging:
                     log_event(log, LOG_DRAW, seat, card, 0, st[0:0])
-            if not auction and _any_declaration(hands, seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_CARD], rank,
-                                                rules):
+            if not auction and _may_declare(st, hands, seat, rank, rules):
                 st[S_DRAW_K] = k
                 _ask(st, seat, DECLARE, answer, True)
                 return ERR_NONE
@@ -328,30 +359,52 @@ def _advance_draw(st, arrs, ws, rules, err, log, begin_auction):
 
 
 @njit(cache=True, inline='always')
+def _declared_count(kind, answered):
+    """The cards a declaration shows: the kind's with two decks (the answer's out[2] is not read),
+    else ``answered`` (out[2]), 0 meaning the kind's least (view.py)."""
+    if DECKS > PAIR and answered != 0:
+        return answered
+    return kind_count(kind)
+
+
+@njit(cache=True, inline='always')
+def _declaration_ok(st, hand, seat, kind, count, card, rules):
+    """can_declare with two decks (the 4-player 2-deck game's code, a constant branch), else
+    can_declare_count with the standing declaration's count (9.8)."""
+    if DECKS > PAIR:
+        return can_declare_count(hand, kind, count, card, seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_COUNT],
+                                 st[S_CUR_CARD], st[S_RANK], rules)
+    return can_declare(hand, kind, card, seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_CARD], st[S_RANK], rules)
+
+
+@njit(cache=True, inline='always')
 def apply_declare(st, arrs, ws, rules, err, log, ans, begin_auction):
     """A declaration (or a pass, ans 0) of the seat asked during the draw (``begin_auction``: see
-    _advance_draw)."""
+    _advance_draw): out[0] the kind, out[1] the card, with more decks out[2] the cards shown (9.8).
+    The log's LOG_DECLARE row and the views carry the count."""
     views = ws[0]
     hands, _, _, _, _, _, _, _, _, _, _, out, _, _, _ = arrs
     seat = st[S_TO_ACT]
     if ans != 0:
-        if not can_declare(hands[seat], out[0], out[1], seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_CARD],
-                           st[S_RANK], rules):
+        count = _declared_count(out[0], out[ANS_COUNT])
+        if not _declaration_ok(st, hands[seat], seat, out[0], count, out[1], rules):
             return fail(err, ERR_DECLARE, seat, DECLARE, -1, st[S_REDEALS], hands[seat], out)
         st[S_CUR_SEAT] = seat
         st[S_CUR_KIND] = out[0]
         st[S_CUR_CARD] = out[1]
-        K.shown(st, seat, out[1], 1 if out[0] == SINGLE else PAIR)
+        st[S_CUR_COUNT] = count
+        K.shown(st, seat, out[1], count)
         if log.shape[0] > 1:
-            log_event(log, LOG_DECLARE, seat, out[0], out[1], st[0:0])
+            log_event(log, LOG_DECLARE, seat, out[0], out[1], st[S_CUR_COUNT:S_CUR_COUNT + 1])
         n = st[S_NDECL]
         if n < CARDS:
-            P.declaration(views, n, seat, out[0], out[1])
+            P.declaration(views, n, seat, out[0], out[1], count)
             st[S_NDECL] = n + 1
         P.to_all(views, M_NDECL, st[S_NDECL])
         P.to_all(views, M_DECL_SEAT, seat)
         P.to_all(views, M_DECL_KIND, out[0])
         P.to_all(views, M_DECL_CARD, out[1])
+        P.to_all(views, M_DECL_COUNT, count)
     st[S_DRAW_K] += 1
     return _advance_draw(st, arrs, ws, rules, err, log, begin_auction)
 

@@ -13,8 +13,8 @@ from numba import njit
 from tractor_sim.kernels.order import TT_EFF
 from tractor_sim.kernels.size import CARDS, EFF_SUITS, PAIR_SHIFT, SEATS
 from tractor_sim.kernels.view import (
-    M_MY_CARDS, M_MY_PAIRS, M_SEAT, V_BURIED, V_DECL_CARD, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND, V_META,
-    V_PLAYED, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
+    M_MY_CARDS, M_MY_PAIRS, M_SEAT, V_BURIED, V_DECL_CARD, V_DECL_COUNT, V_DECL_KIND, V_DECL_SEAT, V_EFF, V_HAND,
+    V_META, V_PLAYED, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_POINTS, V_TRICK_WINNER,
 )
 
 TT_ROWS = V_META - V_EFF  # the trump table's rows, copied into every view
@@ -74,12 +74,13 @@ def drawn(views, held, hpairs, seat, card, e):
 
 
 @njit(cache=True, inline='always')
-def declaration(views, n, seat, kind, card):
-    """Declaration event n (seat, kind, card), shown to every seat."""
+def declaration(views, n, seat, kind, card, count):
+    """Declaration event n (seat, kind, card, cards shown), shown to every seat."""
     for v in range(SEATS):
         views[v, V_DECL_SEAT, n] = seat
         views[v, V_DECL_KIND, n] = kind
         views[v, V_DECL_CARD, n] = card
+        views[v, V_DECL_COUNT, n] = count
 
 
 @njit(cache=True, inline='always')

@@ -68,12 +68,18 @@ def level_row(p):
 
 @njit(cache=True)
 def level_change(p):
-    """(declarers keep, levels gained by the winners) for the opponents' total p.
+    """(declarers keep, levels gained by the winners) for the opponents' total p: row_change of its row."""
+    return row_change(level_row(p))
+
+
+@njit(cache=True)
+def row_change(row):
+    """(declarers keep, levels gained by the winners) on a row of the level table, the same with
+    any number of decks (only the rows' width LEVEL_STEP changes: decisions.md 9.9).
 
     Declarers keep on rows 0..2 and gain 3, 2, 1; on row 3 (TAKEOVER_ROW) the
     opponents take over with no gain; beyond, they gain one more per row.
     """
-    row = level_row(p)
     if row < TAKEOVER_ROW:
         return True, TAKEOVER_ROW - row
     return False, row - TAKEOVER_ROW

@@ -14,12 +14,16 @@ strategy's float64 parameter vector, ``rng`` its own random stream state
 the deal (zeroed at its start), and ``out`` an int64[54] buffer for the
 answer:
 - declare: ``out[0] = kind`` (1 single, 2 pair, 3 joker pair), ``out[1] =
-  card``; return 1 to declare, 0 to pass;
+  card``; return 1 to declare, 0 to pass.  With more than two decks
+  (decisions.md 9.8) ``out[2]`` = how many identical cards are shown: a pair
+  kind 2..DECKS cards of the trump rank, a joker pair kind 2..DECKS jokers
+  (0: the kind's least, 1 or 2); with two decks the kind says it and
+  ``out[2]`` is not read;
 - discard: ``out`` = counts of the 8 cards to bury; return 8;
 - lead / follow: ``out`` = counts of the cards to play; return their number;
 - bid (only with the rule ``declaring = "auction"``), three steps told by
   ``M_BID_STEP``: BID_STEP_BID: ``out[0]`` = the points my pair bids (a
-  multiple of 5 from 0 to MAX_BID), return 1; BID_STEP_SHOW: ``out`` = counts
+  multiple of 5 from 0 to MAX_BID, the points in the deck), return 1; BID_STEP_SHOW: ``out`` = counts
   of the one card I show, return 1; BID_STEP_TRUMP (the starter only):
   ``out[0]`` = the trump suit I name (0..3 = S H D C), return 1.
 
@@ -38,7 +42,7 @@ indices ``R_*``), so a strategy can follow a variant (for example
 from numba import types
 
 from tractor_sim.kernels.layout import Layout
-from tractor_sim.kernels.size import CARDS, EFF_SUITS, SEATS, TEAMS
+from tractor_sim.kernels.size import CARDS, DECKS, EFF_SUITS, SEATS, TEAMS
 
 STRATEGY_SIG = types.int64(
     types.int64[:, ::1], types.float64[::1], types.uint64[::1], types.float64[::1], types.int64[::1]
@@ -55,7 +59,8 @@ DECISIONS = ("declare", "discard", "lead", "follow", "bid")
 BID_STEP_BID = 0
 BID_STEP_SHOW = 1
 BID_STEP_TRUMP = 2
-MAX_BID = 200
+POINTS_PER_DECK = 100  # every 5, 10 and K of one deck
+MAX_BID = POINTS_PER_DECK * DECKS  # the points in the game: 200 with two decks
 
 # The view: rows of CARDS columns, declared in order (offsets generated: kernels.layout).
 ROWS = Layout("view rows", [
@@ -73,7 +78,8 @@ ROWS = Layout("view rows", [
     ("V_TRICK_POINTS", 1, "per finished trick: its points"),
     ("V_DECL_SEAT", 1, "declaration events in order: seat,"),
     ("V_DECL_KIND", 1, "kind,"),
-    ("V_DECL_CARD", 1, "card"),
+    ("V_DECL_CARD", 1, "card,"),
+    ("V_DECL_COUNT", 1, "cards shown (1..DECKS; with two decks the kind's: a single 1, else 2)"),
     ("V_RULES", 1, "the encoded rules (tractor_sim.rules R_* indices), the rest 0"),
 ])
 # The columns of the V_META row, declared in order.
@@ -97,8 +103,8 @@ META = Layout("view meta", [
     ("M_WINNING", 1, "seat winning the current trick so far"),
     ("M_DECL_SEAT", 1, "standing declaration: seat (-1 none),"),
     ("M_DECL_KIND", 1, "kind (0 none),"),
-    ("M_DECL_CARD", 1, "card"),
-    ("M_DRAWN", 1, "cards drawn so far (0..100) during the deal"),
+    ("M_DECL_CARD", 1, "card (its cards shown: M_DECL_COUNT)"),
+    ("M_DRAWN", 1, "cards drawn so far (0..DRAWN, 100 with four players and two decks) during the deal"),
     ("M_NDECL", 1, "number of declaration events so far"),
     ("M_TRICK_POINTS", 1, "points in the current trick so far"),
     ("M_ROUND1", 1, "1 in the first round of a match (trump rank 2 for all, declarer unknown)"),
@@ -115,6 +121,7 @@ META = Layout("view meta", [
     ("M_MY_CARDS", EFF_SUITS, "cards of each effective suit in my hand, by the trump table in my view (kept up to "
                               "date at every draw, table change, the kitty and every play)"),
     ("M_MY_PAIRS", EFF_SUITS, "pairs of each effective suit in my hand, likewise"),
+    ("M_DECL_COUNT", 1, "the standing declaration's cards shown (0 none, 1..DECKS: decisions.md 9.8)"),
 ])
 if META.size > CARDS:
     raise ValueError("the view's meta row has more columns than a row has cells")

@@ -81,7 +81,8 @@ def _matchups(deals: pd.DataFrame):
         yield str(cat.categories[c]), deals if mine.all() else deals[mine]
 
 
-def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[list[dict], list[tuple]]:
+def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None,
+            decks: int = 2) -> tuple[list[dict], list[tuple]]:
     """The chain for the top two policies first, then other matchups up to MAX_HEATMAPS
     (each chain's bootstrap costs seconds: a 21-matchup tournament would take minutes)."""
     done, skipped = [], []
@@ -100,7 +101,7 @@ def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[
         if first is not None and set(ab) == set(first):
             ab = first
         try:
-            r = chain.win_probability(d, *ab, rules=rules)
+            r = chain.win_probability(d, *ab, rules=rules, decks=decks)
         except ValueError as e:
             skipped.append((m, str(e)))
             continue
@@ -109,17 +110,22 @@ def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None) -> tuple[
     return done, skipped
 
 
-def _game_sentence(manifest: dict) -> str:
+def _game_size(manifest: dict):
     """The game size played (tractor_sim.sizes): a manifest without one is the 4-player 2-deck game."""
     from tractor_sim.sizes import GameSize, GameSizeError
 
     try:
-        size = GameSize.of(manifest.get("experiment", {}).get("game"))
+        return GameSize.of(manifest.get("experiment", {}).get("game"))
     except GameSizeError as e:
         raise ValueError(f"manifest.json: {e}") from None
+
+
+def _game_sentence(manifest: dict) -> str:
+    """The game size played, in words."""
+    size = _game_size(manifest)
     kind = "two teams sitting alternately" if size.teams == "tractor" else "Finding Friends"
     return (f"{size.players} players, {size.decks} decks ({kind}; kitty {size.kitty}, hands of {size.hand}, "
-            f"{100 * size.decks} points, level steps of {20 * size.decks})")
+            f"{100 * size.decks} points, level steps of {stats.level_step(size.decks)})")
 
 
 def _rules(manifest: dict):
@@ -199,8 +205,8 @@ def _markov_table(results: list[dict], summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _row_table(deals: pd.DataFrame) -> pd.DataFrame:
-    freq = stats.row_frequencies(deals, by_declarer=True)
+def _row_table(deals: pd.DataFrame, decks: int = 2) -> pd.DataFrame:
+    freq = stats.row_frequencies(deals, by_declarer=True, decks=decks)
     n = freq.pop("n")
     t = freq.map(lambda v: f"{100 * v:.1f}%")
     t["deals"] = n.map(_num)
@@ -346,10 +352,11 @@ def build_report(run_dir) -> tuple[Path, Path]:
     (run_dir / "figures").mkdir(exist_ok=True)
 
     rules = _rules(manifest)
+    decks = _game_size(manifest).decks  # the level table's rows are 20 * decks points wide
     summary = stats.matchup_summary(deals, matches)
     summary.to_csv(run_dir / "summary.csv", index=False)
     rated = sections.rate(deals)
-    markov, markov_skipped = _markov(deals, rules, sections.top_two(rated))
+    markov, markov_skipped = _markov(deals, rules, sections.top_two(rated), decks)
     chain_text = sections.chain_sentence(markov, rated)
     match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
     name = str(manifest.get("name", run_dir.name))
@@ -386,7 +393,8 @@ def build_report(run_dir) -> tuple[Path, Path]:
           ("p", "Net levels / deal: the policy's team gains minus the other team's, summed over the deals and "
                 "divided by them; the t interval is clustered by "
                 f"{'match pair (the deals of one match, and its duplicate, are not independent)' if match_mode else 'duplicate deal pair'}. "
-                "Hold rate: share of the policy's declaring deals with p < 80 (interval clustered the same way). "
+                f"Hold rate: share of the policy's declaring deals with p < {2 * stats.level_step(decks)} (interval "
+                "clustered the same way). "
                 "Points conceded as declarers: the opponents' total p in the deals this policy declared "
                 "(in a discard study, what its own burial and play let through). Points taken as defenders: "
                 "p in the deals the other policy declared (in a discard study, a measure of the other policy's "
@@ -394,7 +402,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
                                                  else "")),
           ("table", _summary_table(summary))]
     b += sections.blocks(rated, run_dir)
-    b += [("h", 3, "Level-table rows by declaring policy"), ("table", _row_table(deals))]
+    b += [("h", 3, "Level-table rows by declaring policy"), ("table", _row_table(deals, decks))]
     if markov or markov_skipped:
         b += [("h", 3, "Match win probability (Markov chain)"),
               ("p", "Absorbing chain over (level of A, level of B, declaring team) under the run's resolved "
@@ -415,9 +423,9 @@ def build_report(run_dir) -> tuple[Path, Path]:
     b += [("h", 2, "Figures")]
     shown, note = _plot_sample(deals)
     _figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "
-            "policy" + note, plots.plot_opp_points, shown)
+            "policy" + note, lambda path: plots.plot_opp_points(shown, path, decks))
     _figure(b, run_dir, "row_frequencies.png", "Level-table row frequencies by declaring policy" + note,
-            plots.plot_row_frequencies, shown)
+            lambda path: plots.plot_row_frequencies(shown, path, decks))
     _figure(b, run_dir, "level_change.png", "Net levels per deal with 95% intervals (clustered)",
             plots.plot_level_change, summary)
     if matches is not None:

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from tractor_sim.stats import LEVEL_NAMES, row_frequencies
+from tractor_sim.stats import LEVEL_NAMES, level_step, row_frequencies
 
 DPI = 100
 
@@ -39,8 +39,9 @@ def _label(policy: str, matchup: str, several: bool) -> str:
     return f"{policy} ({matchup})" if several else policy
 
 
-def plot_opp_points(deals: pd.DataFrame, path) -> Path:
-    """Distribution of the points each policy took as the declarers' opponents."""
+def plot_opp_points(deals: pd.DataFrame, path, decks: int = 2) -> Path:
+    """Distribution of the points each policy took as the declarers' opponents (``decks``: the
+    game's, for the level table's boundaries and the points in the deck)."""
     opp_team = 1 - deals["declaring_team"].to_numpy()
     policy = np.where(opp_team == 0, deals["policy0"].astype(str), deals["policy1"].astype(str))
     frame = pd.DataFrame({"matchup": deals["matchup"].astype(str).to_numpy(), "policy": policy,
@@ -49,14 +50,15 @@ def plot_opp_points(deals: pd.DataFrame, path) -> Path:
         frame["matchup"] = "all matchups"  # a tournament: one curve per policy, matchups pooled
     several = frame["matchup"].nunique() > 1
     lo = min(-10, int(frame["p"].min()) // 10 * 10 - 10)
-    hi = max(200, int(frame["p"].max()) + 10)
-    bins = np.arange(lo, hi + 10, 10) - 2.5  # boundaries at 37.5, 77.5, ...: one level-table row per bin
+    step = level_step(decks)
+    hi = max(5 * step, int(frame["p"].max()) + 10)  # 5 S: the points in the deck
+    bins = np.arange(lo, hi + 10, 10) - 2.5  # boundaries at 37.5, 77.5, ... (two decks): no bin spans two rows
     fig = _figure()
     ax = fig.add_subplot()
     for (m, p), g in frame.groupby(["matchup", "policy"], sort=False):
         ax.hist(g["p"], bins=bins, weights=np.full(len(g), 1 / len(g)), histtype="step",
                 linewidth=1.5, label=_label(p, m, several))
-    for edge in range(40, hi, 40):
+    for edge in range(step, hi, step):
         ax.axvline(edge - 2.5, color="grey", linewidth=0.5, linestyle=":")
     ax.set_xlabel("opponents' points p (dotted: level-table boundaries)")
     ax.set_ylabel("share of deals")
@@ -65,12 +67,12 @@ def plot_opp_points(deals: pd.DataFrame, path) -> Path:
     return _save(fig, path)
 
 
-def plot_row_frequencies(deals: pd.DataFrame, path) -> Path:
-    """How often each level-table row happens, by matchup and declaring policy."""
-    freq = row_frequencies(deals, by_declarer=True).drop(columns="n")
+def plot_row_frequencies(deals: pd.DataFrame, path, decks: int = 2) -> Path:
+    """How often each level-table row happens, by matchup and declaring policy (rows named for ``decks``)."""
+    freq = row_frequencies(deals, by_declarer=True, decks=decks).drop(columns="n")
     if len(freq) > MAX_SERIES:  # a tournament: one bar per declaring policy, matchups pooled
         pooled = deals.assign(matchup="all matchups")
-        freq = row_frequencies(pooled, by_declarer=True).drop(columns="n")
+        freq = row_frequencies(pooled, by_declarer=True, decks=decks).drop(columns="n")
     several = len(freq.index.get_level_values(0).unique()) > 1
     fig = _figure(8, 4)
     ax = fig.add_subplot()
