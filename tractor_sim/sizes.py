@@ -11,9 +11,10 @@ named by a hash of the sources, so an edit or a numba upgrade never loads a
 stale compile) and imports it.  One source of the rules, each size compiled
 and cached once, no run-time size checks on the 4/2 path.
 
-What is playable is ``PLAYABLE`` (the rest of section 9, three and four
-decks and Finding Friends, is refused with the reason until the kernels
-play it).
+What is playable is ``PLAYABLE``: 2, 3 and 4 decks with 4, 6 or 8 players
+in tractor teams (with 3 and 4 decks the kernels play the tuples of
+decisions.md 9.2-9.7); Finding Friends is refused with the reason until the
+kernels play it.
 """
 
 from __future__ import annotations
@@ -107,13 +108,10 @@ class GameSize:
 
     def check_playable(self, where: str = "game") -> None:
         """Refuse, with the reason, a size of section 9 the kernels do not play yet."""
-        if self.decks > 2:
-            raise GameSizeError(f"{where}: {self.decks} decks are not played yet (triples and quadruples: "
-                                f"RULES.md 9.2-9.8 are checked by the reference only); this version plays "
-                                f"2 decks with 4, 6 or 8 players")
         if self.teams == "friends":
             raise GameSizeError(f"{where}: teams = \"friends\" is not played yet (RULES.md 9.11 is checked by "
-                                f"the reference only); this version plays \"tractor\" teams")
+                                f"the reference only); this version plays \"tractor\" teams: 2, 3 or 4 decks "
+                                f"with 4, 6 or 8 players")
 
 
 STANDARD = GameSize()
@@ -127,7 +125,7 @@ TABLES = {
     "six_three_friends": {"players": 6, "decks": 3, "teams": "friends"},
     "eight_four_friends": {"players": 8, "decks": 4, "teams": "friends"},
 }
-PLAYABLE = tuple(GameSize(n, 2) for n in (4, 6, 8))
+PLAYABLE = tuple(GameSize(n, d) for n in (4, 6, 8) for d in DECKS)
 
 
 def as_size(size) -> GameSize:

@@ -22,11 +22,11 @@ from numba import njit
 
 from tractor_sim.kernels import combos
 from tractor_sim.kernels.combos import (  # noqa: F401
-    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS, MIN_TRACTOR,
+    KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR, MAX_UNITS, MIN_TRACTOR, TUPLE_SIZES,
 )
 from tractor_sim.kernels.declare import BJ, JOKER_PAIR, PAIR, RJ, SINGLE, declare_count_ok, declare_ok, kind_count
 from tractor_sim.kernels.declare import kind_of, show_key
-from tractor_sim.kernels.order import META_NCARDS, TRUMP, TT_META, TT_POS, TT_ROWS, TT_SUIT
+from tractor_sim.kernels.order import MAX_POS, META_NCARDS, TRUMP, TT_META, TT_POS, TT_ROWS, TT_SUIT
 from tractor_sim.kernels.rng import randint, uniform
 from tractor_sim.kernels.scoring import FIVE, KING, POINTS, TEN  # noqa: F401  (points per card id, for strategies too)
 from tractor_sim.kernels.size import CARDS, DECKS, EFF_SUITS, RANKS, SEATS, SUITS, partner_of, seat_after, team_of
@@ -37,6 +37,7 @@ from tractor_sim.kernels.view import (
     M_LEVEL0, M_MY_CARDS, M_MY_PAIRS, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY,
     V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
+from tractor_sim.kernels.view import M_LEAD_SIZE, M_LEAD_TUPLES
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 from tractor_sim.rules import R_RANK_TRUMPS_NT
 RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
@@ -46,6 +47,7 @@ PAIR_BREAK = 24  # card_cost units (6 positions) charged for splitting a pair
 FEED_PER_POINT = 20  # card_cost taken off per point when feeding
 FEED_MAX = 200  # FEED_PER_POINT times the most points of one card (10): the most feeding takes off
 NOT_ADJACENT = -2  # "the last position seen" before any: not next to any position
+RAISE_STEP = 1 << 10  # cheapest_tuple_follow: a card more to play costs more than any card_cost difference
 
 # The void tracker's part of ``scratch`` (the rest is free for strategies).
 S_LAST = 0  # index of the trick of my last observation, plus one (0: none)
@@ -292,7 +294,11 @@ def cheapest_follow(view, out, feed):
 
 @njit(cache=True, inline='always')
 def cheapest_follow_given(view, out, feed, held, need):
-    """cheapest_follow when the caller already has (held, need) = follow_need(view)."""
+    """cheapest_follow when the caller already has (held, need) = follow_need(view).
+
+    With 3 and 4 decks: cheapest_tuple_follow (the tuples of decision 9.3; ``need`` unused)."""
+    if DECKS > PAIR_CARDS:
+        return cheapest_tuple_follow(view, out, feed)
     s = view[V_META, M_LEAD_SUIT]
     n = view[V_META, M_LEAD_N]
     if held >= n:
@@ -383,8 +389,10 @@ def random_follow(view, rng, out):
     With enough cards of the led suit: n of them with at least the required
     pairs; otherwise all of them plus uniformly random other cards.  Under the
     rule follow_tractor the tractors it requires come first (the lowest, see
-    required_tractors), the rest at random.
+    required_tractors), the rest at random.  With 3 and 4 decks: random_tuple_follow.
     """
+    if DECKS > PAIR_CARDS:
+        return random_tuple_follow(view, rng, out)
     s = view[V_META, M_LEAD_SUIT]
     n = view[V_META, M_LEAD_N]
     held, need = follow_need(view)
@@ -530,6 +538,9 @@ def play_key_of(view, seat):
     """
     lead_kind = view[V_META, M_LEAD_KIND]
     if lead_kind == KIND_SINGLE or lead_kind == KIND_PAIR:
+        if DECKS > PAIR_CARDS:  # a single or a tuple of M_LEAD_N cards
+            return combos.tuple_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], view[V_META, M_LEAD_N],
+                                    trump_table(view))
         return combos.simple_play_key(view[V_TRICK + seat], view[V_META, M_LEAD_SUIT], lead_kind, trump_table(view))
     return _unit_play_key(view, seat)
 
@@ -680,6 +691,8 @@ def winning_follow_given(view, out, best_key, need_top, held):
     """winning_follow when the caller already has ``held`` (as follow_need gives it)."""
     if view[V_META, M_LEAD_KIND] == KIND_THROW:
         return 0
+    if DECKS > PAIR_CARDS:
+        return winning_tuple_follow(view, out, best_key, need_top, held)
     s = view[V_META, M_LEAD_SUIT]
     n = view[V_META, M_LEAD_N]
     k = view[V_META, M_LEAD_PAIRS]
@@ -706,8 +719,10 @@ def random_lead(view, rng, out):
 
     Each distinct card is a single, each card held twice a pair, each run of
     two or more consecutive pair positions a tractor (the lowest card id at
-    a position shared by equal cards).
+    a position shared by equal cards).  With 3 and 4 decks: random_tuple_lead.
     """
+    if DECKS > PAIR_CARDS:
+        return random_tuple_lead(view, rng, out)
     total = 0
     for e in range(EFF_SUITS):
         run = 0
@@ -1048,3 +1063,341 @@ def show_highest(view, out):
             best = c
     out[best] += 1
     return 1
+
+
+# ---------------------------------------------------------------- tuples: 3 and 4 decks (RULES.md 9)
+# Reached only through ``if DECKS > PAIR_CARDS:`` branches (pruned from the 2-deck build).  A follow
+# is legal (decisions 9.3, 9.4) when it plays the cards of the led suit the suit rule asks, the
+# tractors follow_tractor asks (required_tuple_tractors), and for every size m at least C(m) groups
+# of m or more cards of the suit, C(m) being the tuples of size m or more the hand matches
+# (tuple_need); what else is played cannot break it (more cards in a group only help).
+
+
+@njit(cache=True, inline='always')
+def lead_size(view):
+    """The current lead's largest tuple size (1 without tuples; PAIR_CARDS with 2 decks)."""
+    if DECKS > PAIR_CARDS:
+        return view[V_META, M_LEAD_SIZE]
+    return PAIR_CARDS if view[V_META, M_LEAD_PAIRS] > 0 else 1
+
+
+@njit(cache=True, inline='always')
+def lead_tuples(view, m):
+    """R_m: the current lead's tuples of m cards (a tractor counts its tuples; decision 9.3)."""
+    if m < PAIR_CARDS or m > DECKS:
+        return 0
+    if DECKS > PAIR_CARDS:
+        return view[V_META, M_LEAD_TUPLES + m - PAIR_CARDS]
+    return view[V_META, M_LEAD_PAIRS]
+
+
+@njit(cache=True)
+def tuple_need(view, s, cum):
+    """cum[m] = C(m), the groups of at least m cards of the led suit s a follow must hold: the
+    tuples of size m or more my hand matches (combos.matched_tuples, decision 9.3); returns the
+    lead's largest tuple size (0 without tuples)."""
+    top = lead_size(view)
+    if top < PAIR_CARDS:
+        return 0
+    req = stack_array(TUPLE_SIZES)
+    for m in range(TUPLE_SIZES):
+        req[m] = lead_tuples(view, m)
+    matched = stack_array(TUPLE_SIZES)
+    combos.matched_tuples(view[V_HAND], trump_table(view), s, req, top, matched)
+    acc = 0
+    for m in range(top, 1, -1):
+        acc += matched[m]
+        cum[m] = acc
+    return top
+
+
+@njit(cache=True, inline='always')
+def _groups_at_least(view, out, s, m):
+    """Groups of suit s with at least m cards in ``out``."""
+    n = 0
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        n += out[view[V_SUITS + s, i]] >= m
+    return n
+
+
+@njit(cache=True, inline='always')
+def _cards_in(view, out, s):
+    """Cards of suit s in ``out``."""
+    n = 0
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        n += out[view[V_SUITS + s, i]]
+    return n
+
+
+@njit(cache=True)
+def required_tuple_tractors(view, out):
+    """required_tractors with tuples (decision 9.4): add to ``out`` the tractors of the lead's
+    shapes I must play, covering as many cards as my hand allows (combos.tuple_tractor_cover, its
+    placement replayed group by group); return their cards (0 when nothing is required)."""
+    mode = view[V_RULES, R_FOLLOW_TRACTOR]
+    kind = view[V_META, M_LEAD_KIND]
+    if mode == 0 or not (kind == KIND_TRACTOR or (kind == KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+        return 0
+    s = view[V_META, M_LEAD_SUIT]
+    if suit_len(view, s) <= view[V_META, M_LEAD_N]:
+        return 0
+    tt = trump_table(view)
+    units, ucards = combos.stack_units()
+    nu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
+    ms = stack_array(MAX_UNITS)
+    ks = stack_array(MAX_UNITS)
+    nk = combos.lead_tractor_shapes(units, nu, ms, ks)
+    place = stack_array(MAX_UNITS)
+    combos.tuple_tractor_cover(view[V_HAND], tt, s, ms, ks, nk, place)
+    avail = stack_array(CARDS)
+    for c in range(CARDS):
+        avail[c] = view[V_HAND, c]
+    placed = 0
+    for i in range(nk):
+        if place[i] < 0:
+            continue
+        for q in range(place[i] - ks[i] + 1, place[i] + 1):
+            c = combos.best_fit_at(avail, tt, s, q, ms[i])
+            avail[c] = 0
+            out[c] += ms[i]
+        placed += ms[i] * ks[i]
+    return placed
+
+
+@njit(cache=True)
+def _raise_cheapest(view, out, s, m, feed):
+    """Bring one group of suit s to m cards in ``out``: the one needing the fewest cards more,
+    then the lowest card_cost."""
+    best = -1
+    best_key = 1 << 40
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        if out[c] < m <= view[V_HAND, c]:
+            key = RAISE_STEP * (m - out[c]) + card_cost(view, c, feed)
+            if key < best_key:
+                best_key = key
+                best = c
+    if best >= 0:
+        out[best] = m
+
+
+@njit(cache=True)
+def cheapest_tuple_follow(view, out, feed):
+    """cheapest_follow with tuples: the required tractors, then the cheapest groups that make the
+    tuples of 9.3, then the cheapest single cards; short of the led suit, all of it and the
+    cheapest others."""
+    s = view[V_META, M_LEAD_SUIT]
+    n = view[V_META, M_LEAD_N]
+    held = suit_len(view, s)
+    if held < n:
+        for i in range(view[V_TTMETA, META_NCARDS + s]):
+            c = view[V_SUITS + s, i]
+            out[c] = view[V_HAND, c]
+        add_cheapest(view, out, n - held, s, feed)
+        return n
+    required_tuple_tractors(view, out)
+    cum = stack_array(TUPLE_SIZES)
+    top = tuple_need(view, s, cum)
+    for m in range(top, 1, -1):
+        for _ in range(cum[m] - _groups_at_least(view, out, s, m)):
+            _raise_cheapest(view, out, s, m, feed)
+    for _ in range(n - _cards_in(view, out, s)):
+        c, _cost = cheapest_card(view, out, s, feed)
+        out[c] += 1
+    return n
+
+
+@njit(cache=True)
+def _raise_random(view, out, s, m, rng):
+    """Bring a group of suit s, uniformly chosen among those that can, to m cards in ``out``."""
+    k = 0
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        k += out[c] < m <= view[V_HAND, c]
+    if k == 0:
+        return
+    r = randint(rng, k)
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        if out[c] < m <= view[V_HAND, c]:
+            if r == 0:
+                out[c] = m
+                return
+            r -= 1
+
+
+@njit(cache=True)
+def _add_random_copies(view, out, s, in_suit, k, rng):
+    """Add k cards of the pool (suit s, or every suit but s) not yet in ``out``, each a uniformly
+    random copy of those left (_sample's count model knows two copies at most)."""
+    for _ in range(k):
+        left = 0
+        for e in range(EFF_SUITS):
+            if _in_pool(e, s, in_suit):
+                for i in range(view[V_TTMETA, META_NCARDS + e]):
+                    c = view[V_SUITS + e, i]
+                    left += view[V_HAND, c] - out[c]
+        r = randint(rng, left)
+        for e in range(EFF_SUITS):
+            if not _in_pool(e, s, in_suit):
+                continue
+            for i in range(view[V_TTMETA, META_NCARDS + e]):
+                c = view[V_SUITS + e, i]
+                x = view[V_HAND, c] - out[c]
+                if r < x:
+                    out[c] += 1
+                    r = -1
+                    break
+                r -= x
+            if r < 0:
+                break
+
+
+@njit(cache=True)
+def random_tuple_follow(view, rng, out):
+    """random_follow with tuples: the required tractors (the lowest placement), the groups 9.3
+    asks for chosen at random, then random cards of the suit; short of it, all of it and random
+    others.  Every legal play can come out, not uniformly."""
+    s = view[V_META, M_LEAD_SUIT]
+    n = view[V_META, M_LEAD_N]
+    held = suit_len(view, s)
+    if held < n:
+        for i in range(view[V_TTMETA, META_NCARDS + s]):
+            c = view[V_SUITS + s, i]
+            out[c] = view[V_HAND, c]
+        _add_random_copies(view, out, s, False, n - held, rng)
+        return n
+    required_tuple_tractors(view, out)
+    cum = stack_array(TUPLE_SIZES)
+    top = tuple_need(view, s, cum)
+    for m in range(top, 1, -1):
+        for _ in range(cum[m] - _groups_at_least(view, out, s, m)):
+            _raise_random(view, out, s, m, rng)
+    _add_random_copies(view, out, s, True, n - _cards_in(view, out, s), rng)
+    return n
+
+
+@njit(cache=True, inline='always')
+def top_shape_pos(view, s, m, k):
+    """The highest top of k consecutive positions of suit s at each of which the others may hold m
+    copies of one card (-1: none): top_single_pos, top_pair_pos, top_tractor_pos for any shape."""
+    best = -1
+    run = 0
+    last = NOT_ADJACENT
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        if unseen(view, c) < m:
+            continue
+        p = view[V_POS, c]
+        if p == last:
+            continue
+        run = run + 1 if p == last + 1 else 1
+        last = p
+        if run >= k:
+            best = p
+    return best
+
+
+@njit(cache=True, inline='always')
+def is_top_lead_unit(view, s, top):
+    """Whether no unit of the current lead's shape that the others may hold beats mine topped at
+    ``top`` in suit s (is_top_unit; with 3 and 4 decks the shape has the lead's tuple size)."""
+    if DECKS > PAIR_CARDS:
+        return top_shape_pos(view, s, lead_size(view), max(view[V_META, M_LEAD_PAIRS], 1)) <= top
+    return is_top_unit(view, s, top, view[V_META, M_LEAD_PAIRS])
+
+
+@njit(cache=True, inline='always')
+def _lowest_shape(view, e, m, k, above, need_top):
+    """The lowest unit of k consecutive positions each with m copies of one card in my hand, suit
+    e, topped above ``above`` (with ``need_top`` also highest left); its top position, or -1."""
+    if need_top:
+        above = max(above, top_shape_pos(view, e, m, k) - 1)
+    run = 0
+    last = NOT_ADJACENT
+    for i in range(view[V_TTMETA, META_NCARDS + e]):
+        c = view[V_SUITS + e, i]
+        if view[V_HAND, c] < m:
+            continue
+        p = view[V_POS, c]
+        if p == last:
+            continue
+        run = run + 1 if p == last + 1 else 1
+        last = p
+        if run >= k and p > above:
+            return p
+    return -1
+
+
+@njit(cache=True, inline='always')
+def put_shape(view, out, e, top, m, k):
+    """Write into ``out`` m copies of one card at each of the k positions of suit e up to ``top``
+    (at a position of several cards the one held least often that has m left, so larger groups
+    stay whole); return the cards."""
+    for q in range(top - k + 1, top + 1):
+        best = -1
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            x = view[V_HAND, c] - out[c]
+            if view[V_POS, c] == q and x >= m and (best < 0 or x < view[V_HAND, best] - out[best]):
+                best = c
+        out[best] += m
+    return m * k
+
+
+@njit(cache=True)
+def winning_tuple_follow(view, out, best_key, need_top, held):
+    """winning_follow_given with tuples: one unit of the lead's shape (m, L) that beats
+    ``best_key``, the lowest (9.6: only that shape competes).  It is legal: it answers every tuple
+    of the lead and is a tractor of its shape (9.3, 9.4)."""
+    s = view[V_META, M_LEAD_SUIT]
+    n = view[V_META, M_LEAD_N]
+    m = lead_size(view)
+    k = max(view[V_META, M_LEAD_PAIRS], 1)
+    if held >= n:
+        e = s
+        above = best_key
+    elif held == 0 and s != TRUMP:
+        e = TRUMP
+        above = best_key - RUFF
+    else:
+        return 0
+    top = _lowest_shape(view, e, m, k, above, need_top)
+    if top < 0:
+        return 0
+    return put_shape(view, out, e, top, m, k)
+
+
+@njit(cache=True)
+def random_tuple_lead(view, rng, out):
+    """random_lead with tuples: uniformly one of my singles, tuples (each size 2..copies of each
+    card) and tractors (each size m, each top and length of a run of positions holding m copies)."""
+    tt = trump_table(view)
+    hi = stack_array(MAX_POS)
+    total = 0
+    for e in range(EFF_SUITS):
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            total += view[V_HAND, view[V_SUITS + e, i]]
+        npos = combos.max_group_by_position(view[V_HAND], tt, e, hi)
+        for m in range(PAIR_CARDS, DECKS + 1):
+            run = 0
+            for p in range(npos):
+                run = run + 1 if hi[p] >= m else 0
+                total += max(run - 1, 0)
+    r = randint(rng, total)
+    for e in range(EFF_SUITS):
+        for i in range(view[V_TTMETA, META_NCARDS + e]):
+            c = view[V_SUITS + e, i]
+            if r < view[V_HAND, c]:
+                out[c] = r + 1
+                return r + 1
+            r -= view[V_HAND, c]
+        npos = combos.max_group_by_position(view[V_HAND], tt, e, hi)
+        for m in range(PAIR_CARDS, DECKS + 1):
+            run = 0
+            for p in range(npos):
+                run = run + 1 if hi[p] >= m else 0
+                if r < run - 1:
+                    return put_shape(view, out, e, p, m, r + MIN_TRACTOR)
+                r -= max(run - 1, 0)
+    return 0

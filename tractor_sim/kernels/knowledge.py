@@ -31,9 +31,9 @@ blocker's: strategies cannot read them; the sampler can.
 
 from numba import njit
 
-from tractor_sim.kernels.combos import pairs_by_position
+from tractor_sim.kernels.combos import best_fit_at, max_group_by_position, pairs_by_position
 from tractor_sim.kernels.order import MAX_POS, META_NCARDS, TT_POS, TT_SUIT, TT_META
-from tractor_sim.kernels.size import BJ, CARDS, EFF_SUITS, PAIR, RANKS, SEATS
+from tractor_sim.kernels.size import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, SEATS
 from tractor_sim.kernels.state import K_NOPAIR, K_PLAYED, K_SHOWN, K_VOID
 from tractor_sim.kernels.unowned import stack_array
 
@@ -68,19 +68,26 @@ def followed(st, seat, lead_suit, held, held_pairs, lead_n, lead_pairs):
     """Seat, holding ``held`` cards (``held_pairs`` pairs) of the led effective suit, follows a lead of
     ``lead_n`` cards, ``lead_pairs`` pairs.  The follow rule makes it play min(held, lead_n) cards and
     min(held_pairs, lead_pairs) pairs of the suit, so what it holds shows when it is less than the lead:
-    all of it goes (a void), or all its pairs (no pair left: each card played x // 2 pairs as held)."""
+    all of it goes (a void), or all its pairs (no pair left: each card played x // 2 pairs as held).
+    With 3 and 4 decks only the void is kept: a group answers one tuple (decision 9.3), so a quadruple
+    played as a pair leaves a pair."""
     if held < lead_n:
         st[K_VOID + seat * EFF_SUITS + lead_suit] = 1
-        st[K_NOPAIR + seat * EFF_SUITS + lead_suit] = 1
-    elif held_pairs < lead_pairs:
+        if DECKS == PAIR:
+            st[K_NOPAIR + seat * EFF_SUITS + lead_suit] = 1
+    elif DECKS == PAIR and held_pairs < lead_pairs:
         st[K_NOPAIR + seat * EFF_SUITS + lead_suit] = 1
 
 
 @njit(cache=True)
-def throw_failed(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, tt):
+def throw_failed(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, unit_size, tt):
     """A throw (counts ``throw``) failed: its cards were seen in the leader's hand (he takes back
     all but the forced part, which he plays next), and the blocker shows the lowest unit of
-    ``unit_pairs`` pairs (a single when 0) of ``suit`` above position ``unit_top`` he holds."""
+    ``unit_pairs`` pairs (a single when 0) of ``suit`` above position ``unit_top`` he holds (with 3
+    and 4 decks of ``unit_pairs`` tuples of ``unit_size``: throw_failed_tuples)."""
+    if DECKS > PAIR:
+        throw_failed_tuples(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, unit_size, tt)
+        return
     for c in range(CARDS):
         if throw[c] > 0:
             shown(st, leader, c, throw[c])
@@ -107,6 +114,29 @@ def throw_failed(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, 
                     if tt[TT_POS, c] == q and hand[c] >= PAIR:
                         shown(st, blocker, c, PAIR)
                         break
+            return
+
+
+@njit(cache=True)
+def throw_failed_tuples(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, unit_size, tt):
+    """throw_failed with tuples: the blocker shows the lowest part of shape (unit_size, unit_pairs)
+    above ``unit_top`` he holds (9.5), the group of each position that a tuple of that size takes
+    (combos.best_fit_at)."""
+    for c in range(CARDS):
+        if throw[c] > 0:
+            shown(st, leader, c, throw[c])
+    if blocker < 0:
+        return
+    hand = hands[blocker]
+    hi = stack_array(MAX_POS)
+    npos = max_group_by_position(hand, tt, suit, hi)
+    need = max(unit_pairs, 1)
+    run = 0
+    for p in range(npos):
+        run = run + 1 if hi[p] >= unit_size else 0
+        if p > unit_top and run >= need:
+            for q in range(p - need + 1, p + 1):
+                shown(st, blocker, best_fit_at(hand, tt, suit, q, unit_size), unit_size)
             return
 
 

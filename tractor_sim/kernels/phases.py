@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels import combos as C
+from tractor_sim.kernels.combos import TUPLE_SIZES
 from tractor_sim.kernels import knowledge as K
 from tractor_sim.kernels import publish as P
 from tractor_sim.kernels.bits import lowest_bit
@@ -49,7 +50,7 @@ from tractor_sim.kernels.size import BJ, CARDS, DECK, DECKS, DRAWN, HAND, KITTY,
 from tractor_sim.kernels.size import TEAMS
 from tractor_sim.kernels.size import seat_after, team_of
 from tractor_sim.kernels.layout import Layout
-from tractor_sim.kernels.unowned import lean_jit
+from tractor_sim.kernels.unowned import lean_jit, stack_array
 from tractor_sim.kernels.state import (
     NO_SEAT, PH_AUCTION, PH_DONE, PH_DRAW, PH_FOLLOW, PH_KITTY, PH_LEAD, S_AUCTION, S_BEST, S_BEST_KEY,
     S_BEST_SHOW, S_BID_STEP, S_BIDS, S_CUR_CARD, S_CUR_COUNT, S_CUR_KIND, S_CUR_SEAT, S_DECISION, S_DECL_TEAM, S_DRAW_K,
@@ -65,6 +66,7 @@ from tractor_sim.kernels.view import (
     M_OPP_POINTS, M_ROUND1, M_SEAT, M_SHOWN, M_STARTER, M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK,
     M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_EFF, V_META, V_RULES,
 )
+from tractor_sim.kernels.view import M_LEAD_SIZE, M_LEAD_TUPLES
 from tractor_sim.rules import DECLARING_AUCTION, N_RULE_FIELDS, R_DECLARING, R_JOKER_OVERRIDE, R_NO_DECLARE_R1
 
 MAX_REDEALS = 1000
@@ -698,11 +700,13 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
         return fail(err, ERR_LEAD, leader, LEAD, t, st[S_REDEALS], hands[leader], out)
     if log.shape[0] > 1:
         log_event(log, LOG_LEAD, leader, t, 0, out)
-    if k == 1:  # a single or a pair: no decomposition needed
+    if k == 1:  # a single or a pair (a tuple): no decomposition needed
         nu = 1
-        lead_units[0, C.UNIT_PAIRS] = pcnt[0, 0] >> PAIR_SHIFT
+        lead_units[0, C.UNIT_PAIRS] = min(pcnt[0, 0] >> PAIR_SHIFT, 1) if DECKS > PAIR else pcnt[0, 0] >> PAIR_SHIFT
         lead_units[0, C.UNIT_TOP] = tt[TT_POS, pid[0, 0]]
         lead_units[0, C.UNIT_NCARDS] = pcnt[0, 0]
+        if DECKS > PAIR:
+            lead_units[0, C.UNIT_SIZE] = pcnt[0, 0]
         lead_ucards[0, 0] = pid[0, 0]
         kind = C.KIND_SINGLE if pcnt[0, 0] == 1 else C.KIND_PAIR
     else:
@@ -715,7 +719,7 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
             st[S_PENALTY] += res[C.RES_PENALTY]
             forced = res[C.RES_FORCED]
             K.throw_failed(st, leader, out, hands, res[C.RES_BLOCKED_BY], lead_suit, lead_units[forced, C.UNIT_PAIRS],
-                           lead_units[forced, C.UNIT_TOP], tt)
+                           lead_units[forced, C.UNIT_TOP], C.unit_size(lead_units, forced), tt)
             C.unit_counts(lead_units, lead_ucards, res[C.RES_FORCED], out)
             if log.shape[0] > 1:
                 log_event(log, LOG_FAILED_THROW, leader, res[C.RES_BLOCKED_BY], res[C.RES_PENALTY], out)
@@ -745,6 +749,8 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
     P.to_all(views, M_LEAD_PAIRS, lead_pairs)
     P.to_all(views, M_LEAD_KIND, kind)
     P.to_all(views, M_LEAD_LONGEST, longest)
+    if DECKS > PAIR:
+        _publish_lead_tuples(views, lead_units, nu)
     best_key = 0 if kind == C.KIND_THROW else lead_units[0, C.UNIT_TOP]
     points = _record_play(st, views, hands, held, hpairs, leader, pid, pcnt, 0, k, out, tt)
     st[S_BEST] = 0
@@ -762,10 +768,27 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
 
 
 @njit(cache=True, inline='always')
+def _publish_lead_tuples(views, lead_units, nu):
+    """The lead's tuple shape for every seat (3 and 4 decks): M_LEAD_SIZE, its largest tuple size,
+    and M_LEAD_TUPLES + m - PAIR, its tuples of m cards (R_m of decision 9.3)."""
+    req = stack_array(TUPLE_SIZES)
+    top = C.lead_requirement(lead_units, nu, req)
+    P.to_all(views, M_LEAD_SIZE, max(top, 1))
+    for m in range(PAIR, DECKS + 1):
+        P.to_all(views, M_LEAD_TUPLES + m - PAIR, req[m])
+
+
+@njit(cache=True, inline='always')
 def _follow_ok(hands, seat, held, hpairs, ids, cnts, i, k, out, lead_suit, lead_n, lead_pairs, kind, lead_units, nu,
                tt, rules):
     """combos.follow_ok from the play's card list (row i of ids/counts) and the seat's kept suit
-    counts: the same rules (combos.follow_counts_ok) without scanning the hand."""
+    counts: the same rules (combos.follow_counts_ok) without scanning the hand.  With 3 and 4
+    decks combos.follow_ok itself (the tuples of 9.3 are counted on the hand)."""
+    if DECKS > PAIR:
+        n = 0
+        for j in range(k):
+            n += cnts[i, j]
+        return C.follow_ok(hands[seat], out, n, lead_suit, lead_n, lead_pairs, kind, lead_units, nu, tt, rules)
     n = 0
     played = 0
     ppairs = 0
@@ -783,9 +806,11 @@ def _follow_ok(hands, seat, held, hpairs, ids, cnts, i, k, out, lead_suit, lead_
 
 
 @njit(cache=True, inline='always')
-def _simple_key(ids, cnts, i, k, lead_suit, kind, tt):
-    """combos.play_key for a single or pair lead, from card list i (one card id: combos.card_key)."""
-    if k != 1 or cnts[i, 0] != (1 if kind == C.KIND_SINGLE else PAIR):
+def _simple_key(ids, cnts, i, k, lead_suit, kind, lead_n, tt):
+    """combos.play_key for a single or pair lead (a tuple of ``lead_n`` cards with 3 and 4 decks),
+    from card list i (one card id: combos.card_key)."""
+    want = lead_n if DECKS > PAIR else (1 if kind == C.KIND_SINGLE else PAIR)
+    if k != 1 or cnts[i, 0] != want:
         return -1
     return C.card_key(ids[i, 0], lead_suit, tt)
 
@@ -813,7 +838,7 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
     if log.shape[0] > 1:
         log_event(log, LOG_FOLLOW, seat, st[S_TRICK], 0, out)
     if kind <= C.KIND_PAIR:
-        key = _simple_key(pid, pcnt, i, k, lead_suit, kind, tt)
+        key = _simple_key(pid, pcnt, i, k, lead_suit, kind, st[S_LEAD_N], tt)
     else:
         key = C.play_key(out, lead_suit, kind, lead_units, nu, tt, units, ucards)
     if key > st[S_BEST_KEY]:

@@ -34,6 +34,12 @@ seat decides its lead (0 before the first lead), and M_WINNING_KEY is -1
 then; M_LEAD_LONGEST is the lead's largest unit in pairs (1 for a pair, 0
 for a single); M_BID_STEP keeps its last value after the auction.
 
+With 3 and 4 decks (RULES.md section 9) a lead's units are singles, tuples
+(m identical cards, m = 2..DECKS) and tractors of tuples of one size; the
+"pairs" of M_LEAD_PAIRS and M_LEAD_LONGEST are then tuples of any size, a
+tuple lead is KIND_PAIR, and M_LEAD_SIZE and M_LEAD_TUPLES give the sizes
+(strategy_lib.lead_size, lead_tuples).
+
 The rules of the deal are in row V_RULES (``tractor_sim.rules.Rules.encode``,
 indices ``R_*``), so a strategy can follow a variant (for example
 ``R_FOLLOW_TRACTOR``) without being recompiled.
@@ -120,8 +126,14 @@ META = Layout("view meta", [
                          "-1 while nobody has played to the current trick; strategy_lib.play_key_of recomputes it"),
     ("M_MY_CARDS", EFF_SUITS, "cards of each effective suit in my hand, by the trump table in my view (kept up to "
                               "date at every draw, table change, the kitty and every play)"),
-    ("M_MY_PAIRS", EFF_SUITS, "pairs of each effective suit in my hand, likewise"),
+    ("M_MY_PAIRS", EFF_SUITS, "pairs of each effective suit in my hand, likewise (a card held c times: c // 2)"),
     ("M_DECL_COUNT", 1, "the standing declaration's cards shown (0 none, 1..DECKS: decisions.md 9.8)"),
+    # The lead's tuples with 3 and 4 decks (RULES.md 9; with 2 decks every tuple is a pair, M_LEAD_PAIRS says it
+    # all, and these stay 0).
+    ("M_LEAD_SIZE", 1, "the current lead's largest tuple size (2 pair, 3 triple, 4 quadruple; 1 without tuples), "
+                       "so (M_LEAD_SIZE, M_LEAD_PAIRS) is the shape (m, L) of a single, tuple or tractor lead"),
+    ("M_LEAD_TUPLES", DECKS - 1, "R_m of decisions.md 9.3: the lead's tuples of m cards at M_LEAD_TUPLES + m - 2, "
+                                 "m = 2..DECKS (a tractor counts its tuples)"),
 ])
 if META.size > CARDS:
     raise ValueError("the view's meta row has more columns than a row has cells")

@@ -1,7 +1,8 @@
 """Follow strategies: what to play to a trick someone else led.
 
 Answer: ``out`` = counts of exactly as many cards as were led, legal by the
-following rules (``strategy_lib.follow_need``), return their number.  The
+following rules (``strategy_lib.follow_need``; with 3 and 4 decks the tuples of
+decisions.md 9.3-9.4, built by strategy_lib's ``*_tuple_follow``), return their number.  The
 lead is described by M_LEAD_* (after a failed throw: the part actually led)
 and the cards played so far are in the V_TRICK rows.
 """
@@ -12,7 +13,7 @@ from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.combos import KIND_THROW
 from tractor_sim.kernels.order import TRUMP
 from tractor_sim.kernels.size import SEATS, partner_of, seat_after, team_of
-from tractor_sim.kernels.view import M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_NPLAYED, M_SEAT, V_META
+from tractor_sim.kernels.view import M_LEAD_KIND, M_LEAD_N, M_LEAD_SUIT, M_NPLAYED, M_SEAT, V_META
 from tractor_sim.strategy import strategy
 
 SMART_RUFF_POINTS = 10  # smart ruffs before the last seat only for this many points
@@ -21,10 +22,10 @@ SMART_RUFF_POINTS = 10  # smart ruffs before the last seat only for this many po
 @njit(cache=True, inline='always')
 def partner_safe(view, key):
     """Whether my partner's play with ``key`` (currently winning) cannot be beaten in its suit:
-    a ruff or a throw counts as safe, a unit of the led suit if it is top."""
+    a ruff or a throw counts as safe, a unit of the led suit if it is top (of the lead's shape)."""
     if key >= sl.RUFF or view[V_META, M_LEAD_KIND] == KIND_THROW:
         return True
-    return sl.is_top_unit(view, view[V_META, M_LEAD_SUIT], key, view[V_META, M_LEAD_PAIRS])
+    return sl.is_top_lead_unit(view, view[V_META, M_LEAD_SUIT], key)
 
 
 @njit(cache=True, inline='always')
