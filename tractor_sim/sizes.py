@@ -11,9 +11,11 @@ named by a hash of the sources, so an edit or a numba upgrade never loads a
 stale compile) and imports it.  One source of the rules, each size compiled
 and cached once, no run-time size checks on the 4/2 path.
 
-What is playable is ``PLAYABLE`` (the rest of section 9, three and four
-decks and Finding Friends, is refused with the reason until the kernels
-play it).
+The team mode is a constant of the package too (``kernels.size.TEAM_MODE``:
+``tractor_sim_sized_p5d2f`` plays Finding Friends), so a tractor game holds
+no branch of Finding Friends.  What is playable is ``PLAYABLE`` (the rest
+of section 9, three and four decks, is refused with the reason until the
+kernels play it).
 """
 
 from __future__ import annotations
@@ -97,14 +99,20 @@ class GameSize:
         if self.decks > 2:
             raise GameSizeError(f"{where}: {self.decks} decks are not played yet (triples and quadruples: "
                                 f"RULES.md 9.2-9.8 are checked by the reference only); this version plays "
-                                f"2 decks with 4, 6 or 8 players")
-        if self.teams == "friends":
-            raise GameSizeError(f"{where}: teams = \"friends\" is not played yet (RULES.md 9.11 is checked by "
-                                f"the reference only); this version plays \"tractor\" teams")
+                                f"2 decks: 4, 6 or 8 players in tractor teams, 4 to 8 in Finding Friends")
+
+
+def check_rules(size: GameSize, rules) -> None:
+    """Refuse rules a game size cannot play: the auction (section 8) is bid by two pairs, so Finding
+    Friends, whose sides are found during play, has none."""
+    declaring = rules.get("declaring") if isinstance(rules, dict) else getattr(rules, "declaring", None)
+    if size.teams == "friends" and declaring == "auction":
+        raise GameSizeError('teams = "friends" plays without the auction (declaring = "auction" is bid by two '
+                            'fixed pairs; in Finding Friends the sides are found during play): use declaring = "draw"')
 
 
 STANDARD = GameSize()
-PLAYABLE = tuple(GameSize(n, 2) for n in (4, 6, 8))
+PLAYABLE = tuple(GameSize(n, 2) for n in (4, 6, 8)) + tuple(GameSize(n, 2, "friends") for n in PLAYERS)
 
 
 def as_size(size) -> GameSize:
@@ -156,9 +164,12 @@ def _rewrite(text: str, package: str) -> str:
 
 
 def _sized_constants(text: str, size: GameSize) -> str:
-    """kernels/size.py with this size's seats, decks and kitty (the hand and the tricks follow)."""
-    for name, value in (("SEATS", size.players), ("DECKS", size.decks), ("KITTY", size.kitty)):
-        text, n = re.subn(rf"^{name} = \d+", f"{name} = {value}", text, count=1, flags=re.M)
+    """kernels/size.py with this size's seats, decks, kitty and team mode (the hand, the tricks, the
+    calls and the levels follow)."""
+    mode = "FRIENDS" if size.teams == "friends" else "TRACTOR"
+    for name, value in (("SEATS", size.players), ("DECKS", size.decks), ("KITTY", size.kitty),
+                        ("TEAM_MODE", mode)):
+        text, n = re.subn(rf"^{name} = \w+", f"{name} = {value}", text, count=1, flags=re.M)
         if n != 1:
             raise RuntimeError(f"kernels/size.py: no line '{name} = <number>' to set for {size.label}")
     return text
@@ -180,7 +191,8 @@ def cache_root() -> Path:
 
 
 def package_name(size: GameSize) -> str:
-    return f"{SIZED_PREFIX}p{size.players}d{size.decks}"
+    """tractor_sim_sized_p6d2 (tractor teams), tractor_sim_sized_p5d2f (Finding Friends)."""
+    return f"{SIZED_PREFIX}p{size.players}d{size.decks}{'f' if size.teams == 'friends' else ''}"
 
 
 def _write_package(root: Path, package: str, size: GameSize) -> None:
@@ -217,8 +229,7 @@ def kernels_for(size) -> object:
     Its modules are those of ``tractor_sim``: ``.kernels.match``, ``.kernels.deal``, ...,
     ``.registry.STRATEGIES`` the built-in strategies by (decision, name).
     """
-    size = as_size(size)
-    key = GameSize(size.players, size.decks, "tractor")  # the team mode is a rule of the deal, not a size
+    key = as_size(size)  # the team mode is compiled in too (kernels.size.TEAM_MODE)
     if key not in _LOADED:
         import tractor_sim.kernels  # noqa: F401  (numba's compile patched first: kernels.unowned)
 
