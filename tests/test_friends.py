@@ -282,7 +282,8 @@ def test_replay_of_a_friends_deal(tmp_path):
     assert len(data["calls"]) == 2 and all({"card", "copy"} <= set(c) for c in data["calls"])
     assert len(data["levels"]) == 6
     text = CliRunner().invoke(main, args, catch_exceptions=False).output
-    assert "calls" in text and "landlord" in text and "joins" in text or "nobody joined" in text
+    assert "Calls: the " in text and "Landlord's team: seats " in text and "next landlord seat" in text
+    assert ("joins the landlord" in text) == any(row[f"joined{s}"] >= 0 for s in range(6))
 
 
 FRIENDS_EXP = """
