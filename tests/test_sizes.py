@@ -59,7 +59,7 @@ def test_bad_sizes_are_named(table, words):
 
 @pytest.mark.parametrize("table,words", [
     ({"players": 6, "decks": 3}, ["3 decks", "not played yet", "9.2"]),
-    ({"players": 5, "decks": 2, "teams": "friends"}, ["friends", "not played yet", "9.11"]),
+    ({"players": 5, "decks": 3, "teams": "friends"}, ["3 decks", "not played yet", "Finding Friends"]),
 ])
 def test_sizes_not_played_yet_are_refused_with_the_reason(table, words):
     with pytest.raises(GameSizeError) as e:
