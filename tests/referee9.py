@@ -178,6 +178,8 @@ def decode_log(log, kitty):
             payload = log[i, 4:4 + CARD_COLS]
         elif kind == LOG_KITTY:
             payload = log[i, 4:4 + kitty].tolist()
+        elif kind == LOG_DECLARE:
+            payload = int(log[i, 4])  # the cards shown (the row's first card column, events.LC_DECL_COUNT)
         else:
             payload = None
         if kind == LOG_START:
@@ -236,20 +238,20 @@ class LogReferee9:
         raise RefereeError(f"{self.N} players {self.D} decks, {where}: {msg}")
 
     # -- the declaration encoding -------------------------------------------
-    def declaration(self, kind, card):
-        """The kernel's (kind, card) as reference9's (count, card), or None for an unknown kind.
+    def declaration(self, kind, card, count):
+        """The kernel's (kind, card, cards shown) as reference9's (count, card), or None when they
+        disagree or are out of range.
 
-        The kernel logs SINGLE (1) and PAIR (2) for that many copies of a trump-rank card, and
-        JOKER_PAIR (3) for two identical jokers.  Declarations of three or more copies (3-4 decks,
-        9.8) have no kind yet: when the kernels play them, their encoding is read here.
+        The kernel logs SINGLE (1) for one trump-rank card, PAIR (2) for 2..D copies of one, and
+        JOKER_PAIR (3) for 2..D identical jokers, with the count in the row (9.8).
         """
-        if not 0 <= card < CARD_COLS:
+        if not 0 <= card < CARD_COLS or not 1 <= count <= self.D:
             return None
         if card >= BJ:
-            return (2, card) if kind == DECL_JOKER_PAIR else None
-        if kind in (DECL_SINGLE, DECL_PAIR):
-            return (kind, card)
-        return None  # no other kind exists yet (three or more copies: 3-4 decks, not played yet)
+            return (count, card) if kind == DECL_JOKER_PAIR and count >= 2 else None
+        if (kind == DECL_SINGLE and count == 1) or (kind == DECL_PAIR and count >= 2):
+            return (count, card)
+        return None
 
     @staticmethod
     def source_of(declaration):
@@ -354,7 +356,7 @@ class LogReferee9:
                         if j == len(chances):
                             R(f"seat {seat} declared with no chance left", ev)
                         final_ptr = j + 1
-                    decl = self.declaration(ev[2], ev[3])
+                    decl = self.declaration(ev[2], ev[3], ev[4])
                     allowed = r9.declare_allowed(cards_of(hands[seat]), current, seat, rank, D, rules)
                     if decl is None or decl not in allowed:
                         R(f"declaration {decl} (count, card) not allowed; standing {current}, allowed "

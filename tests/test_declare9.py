@@ -13,8 +13,8 @@
 - The level table: the sized kernels' scoring (rows, keep / gain, take-over, next starter) at
   2, 3 and 4 decks against the reference; chain.row_points and stats.row_label.
 
-The play phases at 3 and 4 decks are the other branch's (sizes.check_playable refuses them), so
-the draws here are driven by a small compiled loop over the phases, not by the engine.
+The draws here are driven by a small compiled loop over the phases (the draw alone); whole deals
+at 3 and 4 decks are judged by tests/test_sized_deals.py.
 """
 
 from __future__ import annotations

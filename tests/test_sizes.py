@@ -59,17 +59,13 @@ def test_bad_sizes_are_named(table, words):
         assert w in str(e.value)
 
 
-@pytest.mark.parametrize("table,words", [
-    ({"players": 6, "decks": 3}, ["3 decks", "not played yet", "9.2"]),
-    ({"players": 5, "decks": 2, "teams": "friends"}, ["friends", "not played yet", "9.11"]),
-])
-def test_sizes_not_played_yet_are_refused_with_the_reason(table, words):
-    with pytest.raises(GameSizeError) as e:
-        GameSize.of(table).check_playable()
-    for w in words:
-        assert w in str(e.value)
-    with pytest.raises(ValueError):
-        E.plan_chunks([("basic", "random")], n=10, game=table)
+@pytest.mark.parametrize("table", sizes.TABLES)
+def test_every_named_table_plays(table):
+    """Every table of section 9 plays whole deals (their rules, play by play: tests/test_sized_deals.py,
+    tests/test_tuples.py, tests/test_friends.py)."""
+    deals, _ = simulate([("basic", "random")], n=3, seed=4, game={"table": table})
+    size = GameSize.of({"table": table})
+    assert len(deals) == 6 and set(deals["starter"]) <= set(range(size.players))
 
 
 def test_generated_package_has_the_sizes_constants():
@@ -211,7 +207,6 @@ def test_an_experiment_with_a_game_table_runs_resumes_and_reports(tmp_path):
 
 @pytest.mark.parametrize("body,words", [
     ("[game]\nplayers = 7\n", ["[game]", "even number of players"]),
-    ("[game]\nplayers = 6\ndecks = 3\n", ["[game]", "3 decks", "not played yet"]),
     ("game = 6\n", ["'game' must be a table"]),
     ("[game]\nseats = 6\n", ["[game]", "unknown field 'seats'"]),
 ])
@@ -264,5 +259,5 @@ def test_the_common_tables_by_name():
     with pytest.raises(GameSizeError, match="drop players or the table"):
         GameSize.of({"table": "six_two_tractor", "players": 6})
     out = CliRunner().invoke(main, ["rules"], catch_exceptions=False).output
-    assert "six_two_tractor: 6 players, 2 decks, tractor teams; kitty 6, hands of 17 (playable)" in out
+    assert "six_two_tractor: 6 players, 2 decks, tractor teams; kitty 6, hands of 17" in out
     assert "five_two_friends: 5 players, 2 decks, friends teams; kitty 8, hands of 20" in out

@@ -185,19 +185,14 @@ def rules_cmd(option):
         kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
     click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
-    from tractor_sim.sizes import TABLES, GameSize, GameSizeError
+    from tractor_sim.sizes import TABLES, GameSize
 
     click.echo("\nGame sizes (RULES.md section 9; an experiment's [game] table: players, decks, teams, or "
                "table = NAME):")
     for name, table in TABLES.items():
         size = GameSize.of(table)
-        try:
-            size.check_playable()
-            status = "playable"
-        except GameSizeError:
-            status = "not played yet"
         click.echo(f"  {name}: {size.players} players, {size.decks} decks, {size.teams} teams; kitty {size.kitty}, "
-                   f"hands of {size.hand} ({status})")
+                   f"hands of {size.hand}")
 
 
 # --------------------------------------------------------------------------- strategies
@@ -379,6 +374,8 @@ def report(run_dir):
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
 @click.option("--players", type=int, default=4, show_default=True, help="Players (a game of RULES.md section 9).")
 @click.option("--decks", type=int, help="Decks (default players // 2, at least 2).")
+@click.option("--teams", type=click.Choice(["tractor", "friends"]), default="tractor", show_default=True,
+              help="Team mode: tractor (alternate seats) or friends (Finding Friends, any number of players).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="json: the deal record (docs/records.md).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False),
@@ -388,8 +385,8 @@ def report(run_dir):
 @click.option("--verify", is_flag=True, help="With --record: play the deal again and check every event matches.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False),
               help="Also write a self-contained page that steps through the deal in a browser.")
-def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, players, decks, fmt,
-           record_file, index, verify, html_out):
+def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, players, decks, teams,
+           fmt, record_file, index, verify, html_out):
     """Print one deal trick by trick: hands, declarations, kitty, plays, result.
 
     \b
@@ -418,7 +415,7 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
             _fail("give --seed and --deal, or --record FILE")
         lv, rules = _levels_and_rules(levels, rules_json)
         policies = tuple(_policy_option(p, o) for p, o in ((policy_a, "--a"), (policy_b, "--b")))
-        game = _game_option(players, decks)
+        game = _game_option(players, decks, teams)
         if html_out and not game.standard:
             _fail("--html: the viewer shows games of 4 players and 2 decks; use --format text or json")
         with interruptible():
@@ -437,13 +434,13 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         click.echo(f"viewer: {html_out}", err=True)
 
 
-def _game_option(players, decks):
-    """--players/--decks as a checked game size (tractor_sim.sizes), or a one-line error."""
+def _game_option(players, decks, teams="tractor"):
+    """--players/--decks/--teams as a checked game size (tractor_sim.sizes), or a one-line error."""
     from tractor_sim.sizes import GameSize, GameSizeError
 
     try:
-        game = GameSize.of({"players": players, **({} if decks is None else {"decks": decks})}, "--players/--decks")
-        game.check_playable("--players/--decks")
+        game = GameSize.of({"players": players, "teams": teams, **({} if decks is None else {"decks": decks})},
+                           "--players/--decks/--teams")
     except GameSizeError as e:
         _fail(str(e))
     return game

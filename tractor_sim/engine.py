@@ -63,6 +63,33 @@ def deal_columns(M, D, seats: int) -> dict:
     }
 
 
+def friends_columns(M, D, seats: int, calls: int) -> dict:
+    """The deal columns of a Finding Friends game (docs/records.md, decisions.md 9.11): those of a tractor
+    game without the team levels and the bids, a level per player before and after, the landlord's
+    team at the end (``team``, a bit mask, with ``in_team{s}`` and the trick each player joined in),
+    the calls and who played each called copy when, and the next landlord."""
+    cols = {k: v for k, v in deal_columns(M, D, seats).items()
+            if not k.startswith(("level0_", "level1_", "bid")) and k != "gain_team"}
+    cols["landlord_won"] = ("int8", M.X_D + D.D_KEEP)
+    cols["next_starter"] = ("int8", M.X_D + D.D_NEXT_STARTER)
+    cols["team"] = ("int16", M.X_D + D.D_TEAM)
+    cols["gainers"] = ("int16", M.X_GAIN_TEAM)
+    for s in range(seats):
+        cols[f"level{s}_before"] = ("int8", M.X_LEVEL0_BEFORE + s)
+        cols[f"level{s}_after"] = ("int8", M.X_LEVEL0_AFTER + s)
+    for s in range(seats):
+        cols[f"in_team{s}"] = ("int8", M.X_D + D.D_IN_TEAM + s)
+    for s in range(seats):
+        cols[f"joined{s}"] = ("int8", M.X_D + D.D_JOINED + s)
+    for j in range(calls):
+        cols[f"call{j}_card"] = ("int8", M.X_D + D.D_CALL_CARD + j)
+        cols[f"call{j}_copy"] = ("int8", M.X_D + D.D_CALL_COPY + j)
+        cols[f"call{j}_by"] = ("int8", M.X_D + D.D_CALL_BY + j)
+        cols[f"call{j}_trick"] = ("int8", M.X_D + D.D_CALL_WHEN + j)
+        cols[f"call{j}_joins"] = ("int8", M.X_D + D.D_CALL_JOINS + j)
+    return cols
+
+
 DEAL_COLUMNS = deal_columns(M, D, SEATS)
 
 
@@ -79,18 +106,33 @@ def kernels_of(game) -> tuple:
     size = sizes.as_size(game)
     if size.standard:
         return M, D, PH, DEAL_COLUMNS, DEAL_DTYPE
-    size.check_playable()
     K = sizes.kernels_for(size).kernels
-    columns = deal_columns(K.match, K.deal, size.players)
+    if size.teams == "friends":
+        columns = friends_columns(K.match, K.deal, size.players, K.size.CALLS)
+    else:
+        columns = deal_columns(K.match, K.deal, size.players)
     return K.match, K.deal, K.phases, columns, deal_dtype(columns)
+
 
 MATCH_DTYPE = np.dtype([("match_id", "int64"), ("winner", "int8"), ("deals", "int32"),
                         ("level0_final", "int8"), ("level1_final", "int8")])
+
+
+def match_dtype(game) -> np.dtype:
+    """The match records of a game size: a tractor game's MATCH_DTYPE; in Finding Friends the players
+    who won (``winners``, a bit mask of seats) and every player's final level."""
+    size = sizes.as_size(game)
+    if size.teams != "friends":
+        return MATCH_DTYPE
+    return np.dtype([("match_id", "int64"), ("winners", "int16"), ("deals", "int32")]
+                    + [(f"level{s}_final", "int8") for s in range(size.players)])
 SEARCH_PLAYS_PER_DEAL = SEATS * TRICKS  # plays in a deal at most: analysis rows per deal
 SEARCH_NO_WORLD = 50  # kernels.search_play.ERR_NO_WORLD (not imported here: that module compiles the search)
 ERR_NAMES = {D.ERR_DECLARE: "an illegal declaration", D.ERR_DISCARD: "an illegal discard",
              D.ERR_LEAD: "an illegal lead", D.ERR_FOLLOW: "an illegal follow",
              D.ERR_REDEALS: "too many redeals (nobody ever declares)", D.ERR_BID: "an illegal bid",
+             D.ERR_CALL: "an illegal call (Finding Friends: CALLS cards, none a joker or of the trump rank, "
+                         "copies 1..DECKS)",
              SEARCH_NO_WORLD: "no world for the search (the sampler found no deal consistent with the seat's knowledge)"}
 
 
@@ -150,7 +192,7 @@ def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate
     check_plan(len(pairs) * (2 if duplicate else 1), int(n), int(chunk_size), mode)
     rules_dict = as_rules(rules).to_dict()
     size = sizes.as_size(game)
-    size.check_playable()
+    sizes.check_rules(size, rules_dict)
     specs = []
     for name, a, b in pairs:
         halves = ((0, (a, b)), (1, (b, a))) if duplicate else ((0, (a, b)),)
@@ -275,8 +317,9 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
     for name, (_, col) in columns.items():
         recs[name] = rows[:, col]
     mrows = np.concatenate(match_parts) if mode == M.MODE_MATCH else np.zeros((0, M.MATCH_COLS), np.int64)
-    mrecs = np.empty(len(mrows), dtype=MATCH_DTYPE)
-    for i, name in enumerate(MATCH_DTYPE.names):
+    mdtype = match_dtype(spec.game)
+    mrecs = np.empty(len(mrows), dtype=mdtype)
+    for i, name in enumerate(mdtype.names):
         mrecs[name] = mrows[:, i]
     if log_id != -1 and log[0, 1]:
         return run_chunk(spec, log_id, 4 * log_rows)
@@ -323,6 +366,11 @@ def _describe_error(spec: ChunkSpec, pols, err) -> str:
     strategy = pol.strategy_names[decision] if hasattr(pol, "strategy_names") else DECISIONS[decision]
     hand = [card_str(c) for c in range(CARDS) for _ in range(int(err[D.ERR_HEADER + c]))]
     answer = [card_str(c) for c in range(CARDS) for _ in range(max(0, int(err[D.ERR_HEADER + CARDS + c])))]
+    if code == D.ERR_CALL:  # the answer holds the cards, then the copies (kernels.view, "call")
+        calls = sizes.kernels_for(spec.game).kernels.size.CALLS
+        got = [int(x) for x in err[D.ERR_HEADER + CARDS:D.ERR_HEADER + CARDS + 2 * calls]]
+        answer = [", ".join(f"copy {got[calls + j]} of {card_str(got[j]) if 0 <= got[j] < CARDS else got[j]}"
+                            for j in range(calls))]
     where = f"match {ident}, deal {d}" if spec.mode == "match" else f"deal {ident}"
     deal_id = ident if spec.mode == "fixed" else ident * M.MAX_DEALS_PER_MATCH + d
     return (f"{DECISIONS[decision]} strategy {strategy!r} of policy {pol.name!r} (seat {seat}) made {what} "
@@ -344,6 +392,8 @@ def replay_command(spec: ChunkSpec, deal_id: int) -> str:
     size = sizes.as_size(spec.game)
     if not size.standard:
         args += ["--players", str(size.players), "--decks", str(size.decks)]
+        if size.teams != "tractor":
+            args += ["--teams", size.teams]
     if spec.mode == "match":
         args += ["--mode", "match"]
     else:

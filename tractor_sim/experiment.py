@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tractor_sim.cards import CardError, parse_rank
 from tractor_sim.rules import Rules, RulesError
-from tractor_sim.sizes import STANDARD, GameSize, GameSizeError
+from tractor_sim.sizes import STANDARD, GameSize, GameSizeError, check_rules
 
 TOP_KEYS = {"name", "description", "seed", "mode", "count", "duplicate", "chunk_size", "rules",
             "fixed", "matchup", "sweep", "strategy_modules", "game"}
@@ -139,7 +139,7 @@ def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
         raise ExperimentError(f"{p}: field 'game' must be a table [game] (players, decks, teams), got {game!r}")
     try:
         exp.game = GameSize.of(game, "[game]")
-        exp.game.check_playable("[game]")
+        check_rules(exp.game, Rules.from_dict(exp.rules))
     except GameSizeError as e:
         raise ExperimentError(f"{p}: {e}") from None
     fixed = data.get("fixed", {})

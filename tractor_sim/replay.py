@@ -32,7 +32,7 @@ def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", l
     rules = as_rules(rules).to_dict()
     names = tuple(_policy_name(p) for p in policies)
     size = sizes.as_size(game)
-    size.check_playable()
+    sizes.check_rules(size, rules)
     spec = ChunkSpec(matchup="replay", policies=tuple(policies), names=names, half=0,
                      mode=mode, first_id=first, count=1, seed=int(seed), rules=rules,
                      levels=tuple(levels), declaring_team=declaring_team, modules=tuple(modules),
@@ -42,10 +42,11 @@ def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", l
     if not len(rows):
         raise ValueError(f"deal {deal_id} was not played (match {first} had {len(res.deals)} deals)")
     result = {name: int(rows[0][name]) for name in kernels_of(spec.game)[4].names}
+    holders = size.players if size.teams == "friends" else 2  # a level per player in Finding Friends
     out = {"format": FORMAT, "version": VERSION, "seed": int(seed), "deal_id": int(deal_id), "mode": mode,
            "rules": rules, "policies": list(names), "policy_specs": list(policies),
            "strategy_modules": list(modules),
-           "levels": [RANKS[result["level0_before"]], RANKS[result["level1_before"]]],
+           "levels": [RANKS[result[f"level{t}_before"]] for t in range(holders)],
            "declaring_team": result["declaring_team"], "dealer": result["dealer"], "redeals": 0,
            "declarations": []}
     if not size.standard:
@@ -91,6 +92,10 @@ def _events(log, result, size=sizes.STANDARD) -> dict:
             trick["plays"][0]["cards"] = _cards(cards)
         elif kind == D.LOG_FOLLOW:
             trick["plays"].append({"seat": seat, "cards": _cards(cards)})
+        elif kind == D.LOG_CALL:
+            out.setdefault("calls", []).append({"card": card_str(a), "copy": b})
+        elif kind == D.LOG_JOIN:
+            trick.setdefault("joins", []).append({"seat": seat, "call": a, "joined": bool(b)})
         elif kind == D.LOG_TRICK:
             trick["winner"] = seat
             trick["points"] = b
@@ -103,12 +108,44 @@ def level_text(level: int) -> str:
     return RANKS[min(12, level)] + ("+" if level > 12 else "")
 
 
+def _ordinal(k: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth"}.get(k, f"copy {k}")
+
+
+def _friends_text(data: dict, lines: list) -> list:
+    """The calls, the joins, the final sides and every player's level of a Finding Friends deal."""
+    r = data["result"]
+    n = data["game"]["players"]
+    calls = data.get("calls", [])
+    lines.append("Calls: " + "; ".join(f"the {_ordinal(c['copy'])} {c['card']}" for c in calls))
+    for tr in data["tricks"]:
+        for j in tr.get("joins", []):
+            c = calls[j["call"]]
+            what = "joins the landlord" if j["joined"] else "is the landlord's already: the call is used up"
+            lines.append(f"  trick {tr['trick']}: seat {j['seat']} plays the {_ordinal(c['copy'])} {c['card']} and "
+                         f"{what}")
+    team = [s for s in range(n) if r["team"] >> s & 1]
+    if not any(j["joined"] for tr in data["tricks"] for j in tr.get("joins", [])):
+        lines.append("  nobody joined: the landlord plays alone")
+    others = [s for s in range(n) if s not in team]
+    lines.append(f"Landlord's team: seats {', '.join(map(str, team))}; opponents: seats {', '.join(map(str, others))}")
+    lines.append(f"Opponents: {r['trick_points']} from tricks + {r['kitty_bonus']} kitty bonus "
+                 f"{r['throw_penalty']:+d} penalties = {r['opp_points']}")
+    winners = "the landlord's team" if r["landlord_won"] else "the opponents"
+    lines.append(f"Result: {winners} win, +{r['gain']} each; levels "
+                 + ", ".join(f"seat {s} {level_text(r[f'level{s}_before'])}->{level_text(r[f'level{s}_after'])}"
+                             for s in range(n)) + f"; next landlord seat {r['next_starter']}")
+    return lines
+
+
 def as_text(data: dict) -> str:
     """A readable trick-by-trick account of a deal record."""
     r = data["result"]
     t = data["trump"]
+    friends = data.get("game", {}).get("teams") == "friends"
+    sides = ("even seats", "odd seats") if friends else ("team 0", "team 1")
     lines = [f"Deal {data['deal_id']} (seed {data['seed']}, {data['mode']} mode): "
-             f"team 0 = {data['policies'][0]}, team 1 = {data['policies'][1]}"]
+             f"{sides[0]} = {data['policies'][0]}, {sides[1]} = {data['policies'][1]}"]
     src = data.get("source")
     if src:
         lines.append(f"From run {src.get('run', '?')}, matchup {src.get('matchup', '?')}, half {src.get('half', '?')}")
@@ -119,7 +156,8 @@ def as_text(data: dict) -> str:
     for e in data.get("auction", []):
         lines.append(f"  seat {e['seat']} " + (f"bids {e['bid']}" if "bid" in e else f"shows {e['shows']}"))
     lines.append(f"Trump: rank {t['rank']}, suit {t['suit'] or 'none'} (set by {t['set_by']}); "
-                 f"starter seat {data['starter']}, declaring team {r['declaring_team']}")
+                 + (f"landlord seat {data['starter']}" if friends else
+                    f"starter seat {data['starter']}, declaring team {r['declaring_team']}"))
     for seat, hand in enumerate(data["hands"]):
         lines.append(f"  hand {seat}: {' '.join(hand)}")
     lines.append(f"Kitty dealt: {' '.join(data['kitty'])}")
@@ -133,6 +171,8 @@ def as_text(data: dict) -> str:
                      f"penalty {abs(f['penalty'])}]")
         lines.append(f"Trick {tr['trick']:2d}  {plays}  -> seat {tr['winner']} ({tr['points']} pts){extra}")
         lines += [f"          note, seat {p['seat']}: {p['note']}" for p in tr["plays"] if p.get("note")]
+    if friends:
+        return "\n".join(_friends_text(data, lines))
     lines.append(f"Opponents: {r['trick_points']} from tricks + {r['kitty_bonus']} kitty bonus "
                  f"{r['throw_penalty']:+d} penalties = {r['opp_points']}")
     gainer = {0: "team 0", 1: "team 1", -1: "nobody"}[r["gain_team"]]

@@ -11,10 +11,11 @@ named by a hash of the sources, so an edit or a numba upgrade never loads a
 stale compile) and imports it.  One source of the rules, each size compiled
 and cached once, no run-time size checks on the 4/2 path.
 
-What is playable is ``PLAYABLE``: 2, 3 and 4 decks with 4, 6 or 8 players
-in tractor teams (with 3 and 4 decks the kernels play the tuples of
-decisions.md 9.2-9.7); Finding Friends is refused with the reason until the
-kernels play it.
+The team mode is a constant of the package too (``kernels.size.TEAM_MODE``:
+``tractor_sim_sized_p5d2f`` plays Finding Friends), so a tractor game holds
+no branch of Finding Friends.  Every size of section 9 is played: 2, 3 and
+4 decks (with 3 and 4 the tuples of decisions.md 9.2-9.7), 4, 6 or 8
+players in tractor teams, 4 to 8 in Finding Friends (``PLAYABLE``).
 """
 
 from __future__ import annotations
@@ -106,12 +107,14 @@ class GameSize:
     def to_dict(self) -> dict:
         return {"players": self.players, "decks": self.decks, "teams": self.teams}
 
-    def check_playable(self, where: str = "game") -> None:
-        """Refuse, with the reason, a size of section 9 the kernels do not play yet."""
-        if self.teams == "friends":
-            raise GameSizeError(f"{where}: teams = \"friends\" is not played yet (RULES.md 9.11 is checked by "
-                                f"the reference only); this version plays \"tractor\" teams: 2, 3 or 4 decks "
-                                f"with 4, 6 or 8 players")
+
+def check_rules(size: GameSize, rules) -> None:
+    """Refuse rules a game size cannot play: the auction (section 8) is bid by two pairs, so Finding
+    Friends, whose sides are found during play, has none."""
+    declaring = rules.get("declaring") if isinstance(rules, dict) else getattr(rules, "declaring", None)
+    if size.teams == "friends" and declaring == "auction":
+        raise GameSizeError('teams = "friends" plays without the auction (declaring = "auction" is bid by two '
+                            'fixed pairs; in Finding Friends the sides are found during play): use declaring = "draw"')
 
 
 STANDARD = GameSize()
@@ -125,7 +128,8 @@ TABLES = {
     "six_three_friends": {"players": 6, "decks": 3, "teams": "friends"},
     "eight_four_friends": {"players": 8, "decks": 4, "teams": "friends"},
 }
-PLAYABLE = tuple(GameSize(n, d) for n in (4, 6, 8) for d in DECKS)
+PLAYABLE = tuple(GameSize(n, d) for n in (4, 6, 8) for d in DECKS) + tuple(
+    GameSize(n, d, "friends") for n in PLAYERS for d in DECKS)
 
 
 def as_size(size) -> GameSize:
@@ -178,9 +182,12 @@ def _rewrite(text: str, package: str) -> str:
 
 
 def _sized_constants(text: str, size: GameSize) -> str:
-    """kernels/size.py with this size's seats, decks and kitty (the hand and the tricks follow)."""
-    for name, value in (("SEATS", size.players), ("DECKS", size.decks), ("KITTY", size.kitty)):
-        text, n = re.subn(rf"^{name} = \d+", f"{name} = {value}", text, count=1, flags=re.M)
+    """kernels/size.py with this size's seats, decks, kitty and team mode (the hand, the tricks, the
+    calls and the levels follow)."""
+    mode = "FRIENDS" if size.teams == "friends" else "TRACTOR"
+    for name, value in (("SEATS", size.players), ("DECKS", size.decks), ("KITTY", size.kitty),
+                        ("TEAM_MODE", mode)):
+        text, n = re.subn(rf"^{name} = \w+", f"{name} = {value}", text, count=1, flags=re.M)
         if n != 1:
             raise RuntimeError(f"kernels/size.py: no line '{name} = <number>' to set for {size.label}")
     return text
@@ -202,7 +209,8 @@ def cache_root() -> Path:
 
 
 def package_name(size: GameSize) -> str:
-    return f"{SIZED_PREFIX}p{size.players}d{size.decks}"
+    """tractor_sim_sized_p6d2 (tractor teams), tractor_sim_sized_p5d2f (Finding Friends)."""
+    return f"{SIZED_PREFIX}p{size.players}d{size.decks}{'f' if size.teams == 'friends' else ''}"
 
 
 def _write_package(root: Path, package: str, size: GameSize) -> None:
@@ -239,8 +247,7 @@ def kernels_for(size) -> object:
     Its modules are those of ``tractor_sim``: ``.kernels.match``, ``.kernels.deal``, ...,
     ``.registry.STRATEGIES`` the built-in strategies by (decision, name).
     """
-    size = as_size(size)
-    key = GameSize(size.players, size.decks, "tractor")  # the team mode is a rule of the deal, not a size
+    key = as_size(size)  # the team mode is compiled in too (kernels.size.TEAM_MODE)
     if key not in _LOADED:
         import tractor_sim.kernels  # noqa: F401  (numba's compile patched first: kernels.unowned)
 

@@ -1,7 +1,7 @@
 """The strategy registry: named compiled strategies, and policies that bundle one per decision.
 
-A *strategy* answers one decision (declare, discard, lead, follow, or bid
-under the auction rule).  It is
+A *strategy* answers one decision (declare, discard, lead, follow, bid
+under the auction rule, or call in Finding Friends).  It is
 a plain Python function with the one signature of ``kernels.view``
 (``f(view, params, rng, scratch, out) -> int64``), registered with the
 ``@strategy`` decorator, which compiles it with that exact signature so the
@@ -13,8 +13,9 @@ order.
 A *policy* names one strategy per decision plus parameter overrides; it is
 what an experiment puts at a seat.  ``resolve_policy`` turns a policy name,
 or an ad-hoc table, into the compiled functions and parameter vectors.  A
-policy that names no bid strategy gets ``DEFAULT_BID``, so the policies
-written for the four decisions of the draw play the auction too.
+policy that names no bid strategy gets ``DEFAULT_BID``, and one that names
+no call strategy ``DEFAULT_CALL``, so the policies written for the four
+decisions of the draw play the auction and Finding Friends too.
 
 Strategies come from the built-in ``tractor_sim.strategies`` package (``load_builtins``),
 a user's file or module (``load_module``) or installed packages declaring the
@@ -51,6 +52,8 @@ def is_builtin(module: str) -> bool:
 
 
 DEFAULT_BID = "strength"  # the bid strategy of a policy that names none
+DEFAULT_CALL = "ace"  # the call strategy (Finding Friends) of a policy that names none
+OPTIONAL = {"bid": DEFAULT_BID, "call": DEFAULT_CALL}  # decisions a policy may leave out, and their defaults
 
 
 class StrategyError(ValueError):
@@ -199,6 +202,7 @@ class Policy:
     params: dict[str, dict[str, float]] = field(default_factory=dict)  # decision -> {param: value}
     module: str = ""
     bid: str = DEFAULT_BID
+    call: str = DEFAULT_CALL
 
     def strategies(self) -> dict[str, str]:
         return {d: getattr(self, d) for d in DECISIONS}
@@ -208,7 +212,7 @@ class Policy:
 class ResolvedPolicy:
     """What the kernel needs for one side: compiled functions and their parameter vectors.
 
-    ``functions`` and ``params`` are in DECLARE, DISCARD, LEAD, FOLLOW, BID order.
+    ``functions`` and ``params`` are in DECLARE, DISCARD, LEAD, FOLLOW, BID, CALL order.
     ``spec`` is the plain table that resolves to it again (for a manifest or
     a worker process) and ``sources`` the modules that must be loaded first.
     """
@@ -386,6 +390,7 @@ def policy(
     params: dict[str, Any] | None = None,
     description: str = "",
     bid: str = DEFAULT_BID,
+    call: str = DEFAULT_CALL,
 ) -> Policy:
     """Register a policy: one strategy per decision and parameter overrides.
 
@@ -395,7 +400,7 @@ def policy(
     """
     if not isinstance(name, str) or not name:
         raise StrategyError(f"policy name must be a non-empty string, got {name!r}")
-    for d, s in zip(DECISIONS, (declare, discard, lead, follow, bid)):
+    for d, s in zip(DECISIONS, (declare, discard, lead, follow, bid, call)):
         if not isinstance(s, str) or not s:
             raise StrategyError(f"policy {name!r}: the {d} strategy must be a name, got {s!r}")
     module = sys._getframe(1).f_globals.get("__name__", "")
@@ -403,7 +408,7 @@ def policy(
     if old is not None and old.module != module:
         raise StrategyError(f"policy {name!r} is already registered by {old.module}")
     pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module,
-                 bid)
+                 bid, call)
     _POLICIES[name] = pol
     return pol
 
@@ -436,8 +441,8 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
     registered policy with overrides; a decision key such as "follow":
     "cheapest" swaps that strategy and drops the policy's parameters for it),
     or {"declare": .., "discard": .., "lead": .., "follow": .., "params": ..}
-    for an ad-hoc bundle (all four needed; "bid" too under the auction, default
-    DEFAULT_BID).  Parameters start at the
+    for an ad-hoc bundle (all four needed; "bid" and "call" may be left out:
+    DEFAULT_BID, DEFAULT_CALL).  Parameters start at the
     strategy's defaults, then the policy's values, then the table's.
     """
     load_builtins()
@@ -456,7 +461,7 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
         if "policy" in spec:
             base = get_policy(spec["policy"])
         else:
-            missing = [d for d in DECISIONS if d not in spec and d != "bid"]
+            missing = [d for d in DECISIONS if d not in spec and d not in OPTIONAL]
             if missing:
                 raise StrategyError(
                     f"a policy table needs 'policy' or all four strategies; missing {', '.join(missing)}"
@@ -472,8 +477,8 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
     for d in DECISIONS:
         if d in extra:
             chosen[d] = extra[d]
-        elif base is None:  # an ad-hoc table without a bid strategy
-            chosen[d] = DEFAULT_BID
+        elif base is None:  # an ad-hoc table without a bid or call strategy
+            chosen[d] = OPTIONAL[d]
         else:
             chosen[d] = getattr(base, d)
             params[d] = dict(base.params.get(d, {}))

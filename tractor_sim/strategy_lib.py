@@ -30,6 +30,7 @@ from tractor_sim.kernels.order import MAX_POS, META_NCARDS, TRUMP, TT_META, TT_P
 from tractor_sim.kernels.rng import randint, uniform
 from tractor_sim.kernels.scoring import FIVE, KING, POINTS, TEN  # noqa: F401  (points per card id, for strategies too)
 from tractor_sim.kernels.size import CARDS, DECKS, EFF_SUITS, RANKS, SEATS, SUITS, partner_of, seat_after, team_of
+from tractor_sim.kernels.size import FRIENDS, TEAM_MODE
 from tractor_sim.kernels.size import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import (
@@ -38,6 +39,7 @@ from tractor_sim.kernels.view import (
     V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
 from tractor_sim.kernels.view import M_LEAD_SIZE, M_LEAD_TUPLES
+from tractor_sim.kernels.view import FV_IN_TEAM, FV_LEVEL, V_FRIENDS
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 from tractor_sim.rules import R_RANK_TRUMPS_NT
 RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
@@ -592,10 +594,21 @@ def current_best(view):
 
 
 @njit(cache=True, inline='always')
+def is_partner(view, seat):
+    """Whether ``seat`` is my partner: the next seat of my team; in Finding Friends another player
+    on my side as my view shows the sides now (both in the landlord's team, or both outside it:
+    an outsider who may still join counts as the landlord's opponent, decisions.md 9.11)."""
+    me = view[V_META, M_SEAT]
+    if TEAM_MODE == FRIENDS:
+        return seat != me and view[V_FRIENDS, FV_IN_TEAM + seat] == view[V_FRIENDS, FV_IN_TEAM + me]
+    return seat == partner_of(me)
+
+
+@njit(cache=True, inline='always')
 def partner_winning(view):
     """Whether my partner holds the current trick so far."""
     npl = view[V_META, M_NPLAYED]
-    return npl > 0 and view[V_META, M_WINNING] == partner_of(view[V_META, M_SEAT])
+    return npl > 0 and is_partner(view, view[V_META, M_WINNING])
 
 
 @njit(cache=True, inline='always')
@@ -604,7 +617,11 @@ def opponent_after(view):
     me = view[V_META, M_SEAT]
     leader = view[V_META, M_LEADER]
     for i in range(view[V_META, M_NPLAYED] + 1, SEATS):
-        if team_of(seat_after(leader, i)) != team_of(me):
+        seat = seat_after(leader, i)
+        if TEAM_MODE == FRIENDS:
+            if not is_partner(view, seat):
+                return True
+        elif team_of(seat) != team_of(me):
             return True
     return False
 
@@ -1034,7 +1051,9 @@ def shown_void(scratch, seat, s):
 
 @njit(cache=True)
 def my_level(view):
-    """My team's level (0..12 = 2..A): the trump rank if my team declares."""
+    """My team's level (0..12 = 2..A): the trump rank if my team declares (Finding Friends: my own)."""
+    if TEAM_MODE == FRIENDS:
+        return view[V_FRIENDS, FV_LEVEL + view[V_META, M_SEAT]]
     return view[V_META, M_LEVEL0 + team_of(view[V_META, M_SEAT])]
 
 

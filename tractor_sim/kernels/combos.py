@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from tractor_sim.kernels.order import MAX_POS, META_NCARDS, META_NPOS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
-from tractor_sim.kernels.size import CARDS, DECKS, PAIR, SEATS, seat_after, team_of
+from tractor_sim.kernels.size import CARDS, DECKS, PAIR, SEATS, declaring_side, same_side, seat_after
 from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_THROW_CHECK, R_THROW_FORCED, R_THROW_PENALTY
 
@@ -280,7 +280,9 @@ def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, n
     res[RES_STANDS] = 1 if the throw stands, res[RES_BLOCKED_BY] = blocked_by seat
     (-1), res[RES_FORCED] = index of the forced unit (-1), res[RES_PENALTY] =
     change to the opponents' total.  ``hands[seat]`` are the holdings of the
-    other players (the leader's row is ignored).
+    other players (the leader's row is ignored).  ``declaring_team``: the
+    declaring team, or in Finding Friends the landlord's team now as a bit
+    mask of seats (kernels.size.same_side, decisions.md 9.5).
     """
     res[RES_STANDS] = 1
     res[RES_BLOCKED_BY] = -1
@@ -297,7 +299,7 @@ def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, n
         beatable = False
         for k in range(1, SEATS):
             seat = seat_after(leader, k)
-            if opponents_only and team_of(seat) == team_of(leader):
+            if opponents_only and same_side(seat, leader, declaring_team):
                 continue
             if _beats(hands[seat], tt, s, units, i, pa):
                 beatable = True
@@ -325,14 +327,14 @@ def check_throw(lead, hands, leader, declaring_team, tt, rules, units, ucards, n
     res[RES_FORCED] = best
     for k in range(1, SEATS):
         seat = seat_after(leader, k)
-        if opponents_only and team_of(seat) == team_of(leader):
+        if opponents_only and same_side(seat, leader, declaring_team):
             continue
         if _beats(hands[seat], tt, s, units, best, pa):
             res[RES_BLOCKED_BY] = seat
             break
     taken_back = ncards(lead) - units[best, UNIT_NCARDS]
     penalty = rules[R_THROW_PENALTY] * taken_back
-    res[RES_PENALTY] = penalty if team_of(leader) == declaring_team else -penalty
+    res[RES_PENALTY] = penalty if declaring_side(leader, declaring_team) else -penalty
 
 
 @njit(cache=True)

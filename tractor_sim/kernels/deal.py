@@ -4,7 +4,8 @@ A driver asks ``phases.to_act`` who decides what, calls that seat's strategy
 (the one place a strategy is called), and hands the answer to
 ``phases.apply``, until the deal is scored.  The strategies arrive as a
 tuple of first-class functions indexed by (team, decision): team 0's
-declare, discard, lead, follow, bid, then team 1's.  Everything the rules
+declare, discard, lead, follow, bid, call, then team 1's (in Finding Friends
+too the policies sit by seat parity: decisions.md, "Finding Friends in runs").  Everything the rules
 do is in kernels.phases; the views are written by kernels.publish.
 
 The kernel and the built-in strategies are compiled without reference
@@ -18,24 +19,24 @@ from numba import njit, types
 
 from tractor_sim.kernels.events import LOG_COLS  # noqa: F401  (the log's shape, for callers)
 from tractor_sim.kernels.events import (  # noqa: F401  (re-exported: the event kinds of a replay)
-    LOG_BID, LOG_BURY, LOG_DECLARE, LOG_DRAW, LOG_FAILED_THROW, LOG_FOLLOW, LOG_HAND, LOG_KITTY, LOG_LEAD,
-    LOG_REDEAL, LOG_SHOW, LOG_START, LOG_TRICK, LOG_TRUMP,
+    LOG_BID, LOG_BURY, LOG_CALL, LOG_DECLARE, LOG_DRAW, LOG_FAILED_THROW, LOG_FOLLOW, LOG_HAND, LOG_JOIN, LOG_KITTY,
+    LOG_LEAD, LOG_REDEAL, LOG_SHOW, LOG_START, LOG_TRICK, LOG_TRUMP,
 )
 from tractor_sim.kernels.order import trump_table
 from tractor_sim.kernels.phases import (  # noqa: F401  (re-exported for the engine and tests)
-    ERR_BID, ERR_DECLARE, ERR_DISCARD, ERR_FOLLOW, ERR_HEADER, ERR_LEAD, ERR_NONE, ERR_REDEALS, ERR_SIZE, ERR_STATE,
+    ERR_BID, ERR_CALL, ERR_DECLARE, ERR_DISCARD, ERR_FOLLOW, ERR_HEADER, ERR_LEAD, ERR_NONE, ERR_REDEALS, ERR_SIZE, ERR_STATE,
     MAX_REDEALS, P_FIRST, P_SEAT, P_SHUFFLE, P_STARTER, SRC_FLIP, SRC_JOKERS, SRC_NAMED, SRC_PAIR, SRC_SINGLE,
-    START_TYPE, WS_TYPE, open_auction, apply_bid, apply_declare, apply_discard, apply_follow, apply_lead,
+    START_TYPE, WS_TYPE, open_auction, apply_bid, apply_call, apply_declare, apply_discard, apply_follow, apply_lead,
     refuse_auction, refuse_bid, start, start_without_auction, to_act,
 )
 from tractor_sim.kernels.result import *  # noqa: F401,F403  (the D_* columns of a result row)
 from tractor_sim.kernels.result import D_FIELDS
 from tractor_sim.kernels.publish import TT_ROWS
 from tractor_sim.kernels.rng import stream_key
-from tractor_sim.kernels.size import CARDS, RANKS, SEATS, SUITS, TEAMS, team_of
+from tractor_sim.kernels.size import CARDS, FRIENDS, RANKS, SEATS, SUITS, TEAM_MODE, TEAMS, team_of
 from tractor_sim.kernels.state import ARR_ANSWER, NO_SEAT, RESULT, STATE_SIZE, carve
 from tractor_sim.kernels.unowned import borrowed, lean_jit
-from tractor_sim.kernels.view import BID, DECISIONS, DECLARE, DISCARD, FOLLOW, LEAD, STRATEGY_TYPE, V_ROWS
+from tractor_sim.kernels.view import BID, CALL, DECISIONS, DECLARE, DISCARD, FOLLOW, LEAD, STRATEGY_TYPE, V_ROWS
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING, R_RANK_TRUMPS_NT
 
 N_DECISIONS = len(DECISIONS)
@@ -107,6 +108,8 @@ def _drive(st, ws, rules, params, fns, err, log, begin_auction, bid_phase):
                                  begin_auction)
         elif decision == DISCARD:
             code = apply_discard(st, arrs, ws, rules, err, log, fns[base + DISCARD](v, p, r, m, answer))
+        elif TEAM_MODE == FRIENDS and decision == CALL:  # pruned from a tractor game's compile
+            code = apply_call(st, arrs, ws, rules, err, log, fns[base + CALL](v, p, r, m, answer))
         else:
             code = bid_phase(st, arrs, ws, rules, err, log, fns[base + BID](v, p, r, m, answer))
         if code != ERR_NONE:

@@ -24,6 +24,8 @@ LOG_TRICK = 11  # seat won trick a with b points
 LOG_START = 12  # a deal starts: key a (deal or match id), b (deal in match)
 LOG_BID = 13  # seat bid a points (the auction)
 LOG_SHOW = 14  # seat showed card a (the auction)
+LOG_CALL = 15  # Finding Friends: the landlord (seat) called copy b of card a
+LOG_JOIN = 16  # Finding Friends: seat played the copy of call a: joined (b = 1) or used it up (b = 0)
 # The columns of an event row: its kind, seat, two values, then the cards.
 LOG_ROW = Layout("event row", [("LC_KIND", 1), ("LC_SEAT", 1), ("LC_A", 1), ("LC_B", 1), ("LC_CARDS", CARDS)])
 globals().update(LOG_ROW.constants())

@@ -13,22 +13,24 @@ import numpy as np
 from numba import njit, types
 
 from tractor_sim.kernels.deal import D_FIELDS, D_GAIN, D_KEEP, D_NEXT_STARTER, D_DECL_TEAM, DRIVER_TYPE, FUNCS_TYPE
+from tractor_sim.kernels.deal import D_GAINS
 from tractor_sim.kernels.phases import START_TYPE, WS_TYPE
 from tractor_sim.kernels.deal import LOG_COLS, P_STARTER, new_workspace, play_deal_through
 from tractor_sim.kernels.phases import E_DEAL_IN_MATCH, E_DONE, E_ID
 from tractor_sim.kernels.rng import randint, stream_key
 from tractor_sim.kernels.layout import Layout
-from tractor_sim.kernels.scoring import match_winner
-from tractor_sim.kernels.size import SEATS, TEAMS
+from tractor_sim.kernels.scoring import match_winner, match_winners
+from tractor_sim.kernels.size import FRIENDS, LEVELS, SEATS, TEAM_MODE, TEAMS, team_of
 from tractor_sim.kernels.state import STATE_SIZE
 from tractor_sim.kernels.unowned import lazy_jit
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING
 
 ROW = Layout("chunk deal row", [
     ("X_DEAL_ID", 1), ("X_MATCH_ID", 1), ("X_DEAL_IN_MATCH", 1),
-    ("X_LEVEL0_BEFORE", TEAMS, "each team's level before the deal: X_LEVEL0_BEFORE, X_LEVEL1_BEFORE"),
-    ("X_LEVEL0_AFTER", TEAMS, "and after it"),
-    ("X_GAIN_TEAM", 1),
+    ("X_LEVEL0_BEFORE", LEVELS, "each team's (Finding Friends: player's) level before the deal: X_LEVEL0_BEFORE, "
+                                "X_LEVEL1_BEFORE .."),
+    ("X_LEVEL0_AFTER", LEVELS, "and after it"),
+    ("X_GAIN_TEAM", 1, "the team that gained (-1 none); Finding Friends: the seats that gained, a bit mask"),
     ("X_D", D_FIELDS, "the deal's D_* columns"),
 ])
 globals().update(ROW.constants())
@@ -36,7 +38,8 @@ X_LEVEL1_BEFORE = X_LEVEL0_BEFORE + 1
 X_LEVEL1_AFTER = X_LEVEL0_AFTER + 1
 DEAL_COLS = ROW.size
 MATCH_ROW = Layout("chunk match row", [
-    ("MX_MATCH_ID", 1), ("MX_WINNER", 1), ("MX_DEALS", 1), ("MX_LEVEL0_FINAL", TEAMS, "each team's final level"),
+    ("MX_MATCH_ID", 1), ("MX_WINNER", 1, "the team that won; Finding Friends: the players who won, a bit mask"),
+    ("MX_DEALS", 1), ("MX_LEVEL0_FINAL", LEVELS, "each team's (Finding Friends: player's) final level"),
 ])
 globals().update(MATCH_ROW.constants())
 MATCH_COLS = MATCH_ROW.size
@@ -73,7 +76,7 @@ def new_chunk_work(rules):
     """play_chunk's work arrays, allocated by numpy (see deal.new_workspace: in compiled code each
     dtype and rank of np.zeros compiles numba's allocator again)."""
     return (new_workspace(rules), np.zeros(STATE_SIZE, dtype=np.int64), np.zeros(D_FIELDS, dtype=np.int64),
-            np.zeros(TEAMS, dtype=np.int64), np.zeros(1, dtype=np.uint64), np.zeros((1, LOG_COLS), dtype=np.int64))
+            np.zeros(LEVELS, dtype=np.int64), np.zeros(1, dtype=np.uint64), np.zeros((1, LOG_COLS), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -81,6 +84,17 @@ def _write(deals, i, deal_id, match_id, d, levels, row):
     deals[i, X_DEAL_ID] = deal_id
     deals[i, X_MATCH_ID] = match_id
     deals[i, X_DEAL_IN_MATCH] = d
+    for k in range(D_FIELDS):
+        deals[i, X_D + k] = row[k]
+    if TEAM_MODE == FRIENDS:  # a level per player, each moved by his own gain (9.11)
+        gained = 0
+        for s in range(SEATS):
+            deals[i, X_LEVEL0_BEFORE + s] = levels[s]
+            deals[i, X_LEVEL0_AFTER + s] = levels[s] + row[D_GAINS + s]
+            if row[D_GAINS + s] > 0:
+                gained |= 1 << s
+        deals[i, X_GAIN_TEAM] = gained
+        return
     deals[i, X_LEVEL0_BEFORE] = levels[0]
     deals[i, X_LEVEL1_BEFORE] = levels[1]
     team = row[D_DECL_TEAM] if row[D_KEEP] else 1 - row[D_DECL_TEAM]
@@ -88,8 +102,6 @@ def _write(deals, i, deal_id, match_id, d, levels, row):
     deals[i, X_LEVEL0_AFTER] = levels[0] + (gain if team == 0 else 0)
     deals[i, X_LEVEL1_AFTER] = levels[1] + (gain if team == 1 else 0)
     deals[i, X_GAIN_TEAM] = team if gain > 0 else -1
-    for k in range(D_FIELDS):
-        deals[i, X_D + k] = row[k]
 
 
 @njit(cache=True)
@@ -98,7 +110,7 @@ def fixed_starter(seed, deal_id, team, auction, st):
     deal's own stream (under the auction, any seat: the dealer, the bids decide the rest).  ``st`` is
     a uint64[1] stream state to draw with.  tractor_sim.game starts the same deals through it."""
     st[0] = stream_key(seed, deal_id, 0, P_STARTER)
-    if auction:
+    if auction or TEAM_MODE == FRIENDS:  # Finding Friends: any seat is the landlord
         return randint(st, SEATS)
     return team + TEAMS * randint(st, SEATS // TEAMS)
 
@@ -124,8 +136,12 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             return nrows  # out of room: the caller continues from err[E_DONE]
         ident = first_id + item
         if mode == MODE_FIXED:
-            levels[0] = fixed_levels[0]
-            levels[1] = fixed_levels[1]
+            if TEAM_MODE == FRIENDS:  # every player at the declaring team's level (docs/decisions.md)
+                for s in range(SEATS):
+                    levels[s] = fixed_levels[fixed_team]
+            else:
+                levels[0] = fixed_levels[0]
+                levels[1] = fixed_levels[1]
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
@@ -139,8 +155,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             nrows += 1
             err[E_DONE] = item + 1
             continue
-        levels[0] = 0
-        levels[1] = 0
+        for t in range(LEVELS):
+            levels[t] = 0
         decl_team = 0
         starter = 0
         winner = -1
@@ -154,19 +170,25 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
                 err[E_DEAL_IN_MATCH] = d
                 return -1 - nrows
             _write(deals, nrows, ident * MAX_DEALS_PER_MATCH + d, ident, d, levels, row)
-            levels[0] = deals[nrows, X_LEVEL0_AFTER]
-            levels[1] = deals[nrows, X_LEVEL1_AFTER]
+            for t in range(LEVELS):
+                levels[t] = deals[nrows, X_LEVEL0_AFTER + t]
             nrows += 1
             d += 1
-            decl_team = row[D_DECL_TEAM] if row[D_KEEP] else 1 - row[D_DECL_TEAM]
             starter = row[D_NEXT_STARTER]
+            if TEAM_MODE == FRIENDS:  # the next landlord; the match ends when a player passes the Ace
+                decl_team = team_of(starter)
+                winner = match_winners(levels, rules)
+                if winner > 0:
+                    break
+                continue
+            decl_team = row[D_DECL_TEAM] if row[D_KEEP] else 1 - row[D_DECL_TEAM]
             winner = match_winner(levels[0], levels[1], rules)
             if winner >= 0:
                 break
         matches[item, MX_MATCH_ID] = ident
         matches[item, MX_WINNER] = winner
         matches[item, MX_DEALS] = d
-        for t in range(TEAMS):
+        for t in range(LEVELS):
             matches[item, MX_LEVEL0_FINAL + t] = levels[t]
         err[E_DONE] = item + 1
     return nrows

@@ -29,6 +29,7 @@ from numba import njit, types
 
 from tractor_sim.kernels import combos as C
 from tractor_sim.kernels.combos import TUPLE_SIZES
+from tractor_sim.kernels import friends as F
 from tractor_sim.kernels import knowledge as K
 from tractor_sim.kernels import publish as P
 from tractor_sim.kernels.bits import lowest_bit
@@ -40,18 +41,20 @@ from tractor_sim.kernels.events import (
 )
 from tractor_sim.kernels.order import TT_EFF, TT_POS
 from tractor_sim.kernels.result import (
+    D_CALL_BY, D_CALL_CARD, D_CALL_COPY, D_CALL_JOINS, D_CALL_WHEN, D_GAINS, D_IN_TEAM, D_JOINED, D_TEAM,
     D_BID0, D_DEALER, D_DECL_TEAM, D_FAILED_THROWS, D_FIELDS, D_GAIN, D_KEEP, D_KITTY_BONUS, D_KITTY_POINTS,
     D_LAST_WINNER, D_NEXT_STARTER, D_OPP_POINTS, D_REDEALS, D_ROW, D_STARTER, D_THROW_PENALTY, D_TRICK_POINTS,
     D_TRICKS, D_TRUMP_RANK, D_TRUMP_SOURCE, D_TRUMP_SUIT,
 )
 from tractor_sim.kernels.rng import randint, shuffle, stream_key
-from tractor_sim.kernels.scoring import POINTS, card_points, kitty_multiplier, round_outcome
+from tractor_sim.kernels.scoring import POINTS, card_points, friends_outcome, kitty_multiplier, round_outcome
 from tractor_sim.kernels.size import BJ, CARDS, DECK, DECKS, DRAWN, HAND, KITTY, PAIR, PAIR_SHIFT, RANKS, RJ, SEATS, SUITS
-from tractor_sim.kernels.size import TEAMS
+from tractor_sim.kernels.size import CALLS, FRIENDS, LEVELS, TEAM_MODE, TEAMS
 from tractor_sim.kernels.size import seat_after, team_of
 from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.unowned import lean_jit, stack_array
 from tractor_sim.kernels.state import (
+    F_BY, F_CALLS, F_COPIES, F_JOINED, F_JOINS, F_POINTS, F_TEAM, F_THROWN, F_WHEN, PH_CALL,
     NO_SEAT, PH_AUCTION, PH_DONE, PH_DRAW, PH_FOLLOW, PH_KITTY, PH_LEAD, S_AUCTION, S_BEST, S_BEST_KEY,
     S_BEST_SHOW, S_BID_STEP, S_BIDS, S_CUR_CARD, S_CUR_COUNT, S_CUR_KIND, S_CUR_SEAT, S_DECISION, S_DECL_TEAM, S_DRAW_K,
     S_FAILED, S_FIRST, S_KEY_A, S_KEY_B, S_LEAD_KIND, S_LEAD_LARGEST, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS,
@@ -60,7 +63,7 @@ from tractor_sim.kernels.state import (
     S_WINNER, SCALARS_END, carve,
 )
 from tractor_sim.kernels.view import (
-    BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, DECLARE, DISCARD, FOLLOW, LEAD, M_BID0, M_BID_STEP,
+    CALL, BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, DECLARE, DISCARD, FOLLOW, LEAD, M_BID0, M_BID_STEP,
     M_DEALER, M_DECISION, M_DECL_CARD, M_DECL_COUNT, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM, M_DRAWN, M_FAILED_THROW,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_LEVEL0, M_NDECL, M_NPLAYED,
     M_OPP_POINTS, M_ROUND1, M_SEAT, M_SHOWN, M_STARTER, M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK,
@@ -95,6 +98,7 @@ ERR_FOLLOW = 4
 ERR_REDEALS = 5
 ERR_BID = 6
 ERR_STATE = 7  # an answer given when the deal asks nothing, or to another decision
+ERR_CALL = 8  # Finding Friends: calls that are not CALLS allowed (card, copy) pairs (9.11)
 # What an error leaves in ``err``: the situation, then the hand and the answer (the engine names them).
 ERR = Layout("error", [
     ("E_CODE", 1), ("E_SEAT", 1), ("E_DECISION", 1), ("E_TRICK", 1), ("E_REDEALS", 1),
@@ -169,11 +173,14 @@ def _start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_tea
     st[S_KEY_B] = key_b
     st[S_ROUND1] = 1 if round1 else 0
     st[S_AUCTION] = 1 if rules[R_DECLARING] == DECLARING_AUCTION else 0
-    for t in range(TEAMS):
+    for t in range(LEVELS):
         st[S_LEVELS + t] = levels[t]
     st[S_DECL_TEAM] = decl_team
     st[S_STARTER] = starter
     st[S_RANK] = 0 if round1 else levels[decl_team]
+    if TEAM_MODE == FRIENDS:  # the landlord's own level; his policy's side stands for the "team" (9.11)
+        st[S_DECL_TEAM] = team_of(starter)
+        st[S_RANK] = 0 if round1 else levels[starter]
     st[S_SUIT] = SUITS
     st[S_SOURCE] = SRC_NAMED
     st[S_BIDS] = -1
@@ -222,8 +229,9 @@ def _deal(st, arrs, ws, rules, log):
         P.to_seat(views, v, M_SEAT, v)
         P.to_seat(views, v, M_STARTER, -1 if round1 else st[S_STARTER])
         P.to_seat(views, v, M_DECL_TEAM, -1 if round1 else st[S_DECL_TEAM])
-        for t in range(TEAMS):
-            P.to_seat(views, v, M_LEVEL0 + t, st[S_LEVELS + t])
+        if TEAM_MODE != FRIENDS:  # Finding Friends: every player's level, in the friends row
+            for t in range(TEAMS):
+                P.to_seat(views, v, M_LEVEL0 + t, st[S_LEVELS + t])
         P.to_seat(views, v, M_TRUMP_RANK, rank)
         P.to_seat(views, v, M_TRUMP_SUIT, -1)
         P.to_seat(views, v, M_DECL_SEAT, -1)
@@ -232,6 +240,8 @@ def _deal(st, arrs, ws, rules, log):
         P.to_seat(views, v, M_WINNING_KEY, -1)
         for j in range(N_RULE_FIELDS):
             views[v, V_RULES, j] = rules[j]
+    if TEAM_MODE == FRIENDS:
+        F.publish_start(views, st[S_LEVELS:S_LEVELS + LEVELS])
     if auction:  # nothing known yet; each seat sees the order of its own team's level
         for v in range(SEATS):
             P.table(views, hands, held, hpairs, v, tables[st[S_LEVELS + team_of(v)], SUITS])
@@ -603,8 +613,28 @@ def apply_discard(st, arrs, ws, rules, err, log, n):
     st[S_TRICK] = -1
     for s in range(SEATS):
         st[S_TRICKS_WON + s] = 0
+    if TEAM_MODE == FRIENDS:  # the landlord calls his friends before the first lead (9.11)
+        F.open_team(st, views)
+        st[S_PHASE] = PH_CALL
+        P.to_all(views, M_DECISION, CALL)
+        _ask(st, starter, CALL, out, False)
+        return ERR_NONE
     _begin_trick(st, views, out)
     return ERR_NONE
+
+
+@lean_jit()
+def apply_call(st, arrs, ws, rules, err, log, n):
+    """Finding Friends: the landlord's calls, checked (9.11); then the first trick."""
+    views = ws[0]
+    hands, _, _, _, _, _, _, _, _, _, _, out, _, _, _ = arrs
+    starter = st[S_STARTER]
+    if not F.calls_ok(out, n, st[S_RANK]):
+        return fail(err, ERR_CALL, starter, CALL, -1, st[S_REDEALS], hands[starter], out)
+    F.make_calls(st, views, out, log)
+    _begin_trick(st, views, out)
+    return ERR_NONE
+
 
 
 # ---------------------------------------------------------------- tricks
@@ -713,10 +743,15 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
         nu = C.decompose(out, tt, lead_units, lead_ucards)
         kind = C.kind_of(lead_units, nu)
     if kind == C.KIND_THROW:
-        C.check_throw(out, hands, leader, st[S_DECL_TEAM], tt, rules, lead_units, lead_ucards, nu, res)
+        side = st[F_TEAM] if TEAM_MODE == FRIENDS else st[S_DECL_TEAM]  # 9.5: the sides at this moment
+        C.check_throw(out, hands, leader, side, tt, rules, lead_units, lead_ucards, nu, res)
         if res[C.RES_STANDS] == 0:
             st[S_FAILED] += 1
-            st[S_PENALTY] += res[C.RES_PENALTY]
+            if TEAM_MODE == FRIENDS:  # the sign waits for the thrower's final side (9.11)
+                st[F_THROWN + leader] += abs(res[C.RES_PENALTY])
+                F.totals(st)
+            else:
+                st[S_PENALTY] += res[C.RES_PENALTY]
             forced = res[C.RES_FORCED]
             K.throw_failed(st, leader, out, hands, res[C.RES_BLOCKED_BY], lead_suit, lead_units[forced, C.UNIT_PAIRS],
                            lead_units[forced, C.UNIT_TOP], C.unit_size(lead_units, forced), tt)
@@ -752,6 +787,8 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
     if DECKS > PAIR:
         _publish_lead_tuples(views, lead_units, nu)
     best_key = 0 if kind == C.KIND_THROW else lead_units[0, C.UNIT_TOP]
+    if TEAM_MODE == FRIENDS:
+        _count_called(st, views, log, leader, pid, pcnt, 0, k)
     points = _record_play(st, views, hands, held, hpairs, leader, pid, pcnt, 0, k, out, tt)
     st[S_BEST] = 0
     st[S_BEST_KEY] = best_key
@@ -841,6 +878,8 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
         key = _simple_key(pid, pcnt, i, k, lead_suit, kind, st[S_LEAD_N], tt)
     else:
         key = C.play_key(out, lead_suit, kind, lead_units, nu, tt, units, ucards)
+    if TEAM_MODE == FRIENDS:
+        _count_called(st, views, log, seat, pid, pcnt, i, k)
     if key > st[S_BEST_KEY]:
         st[S_BEST_KEY] = key
         st[S_BEST] = i
@@ -860,6 +899,15 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
 
 
 @njit(cache=True, inline='always')
+def _count_called(st, views, log, seat, ids, cnts, i, k):
+    """Finding Friends: the called copies in the play (friends.count_play); a join moves the points
+    its player won so far to the landlord's side, so the total every seat sees is taken again."""
+    if F.count_play(st, views, log, seat, ids, cnts, i, k):
+        F.totals(st)
+        P.to_all(views, M_OPP_POINTS, st[S_OPP_POINTS] + st[S_PENALTY])
+
+
+@njit(cache=True, inline='always')
 def _finish_trick(st, arrs, ws, rules, log):
     """The trick goes to its winner (and its points to the opponents); the winner leads next, or
     the round is scored when the hands are empty."""
@@ -874,7 +922,10 @@ def _finish_trick(st, arrs, ws, rules, log):
     st[S_REMAINING] -= st[S_LEAD_N]
     if log.shape[0] > 1:
         log_event(log, LOG_TRICK, winner, t, points, st[0:0])
-    if team_of(winner) != st[S_DECL_TEAM]:
+    if TEAM_MODE == FRIENDS:  # points stay with the seat that won them until the sides are final (9.11)
+        st[F_POINTS + winner] += points
+        F.totals(st)
+    elif team_of(winner) != st[S_DECL_TEAM]:
         st[S_OPP_POINTS] += points
     P.trick_done(views, t, leader, winner, points)
     P.to_all(views, M_TRICKS_DONE, t + 1)
@@ -886,6 +937,8 @@ def _finish_trick(st, arrs, ws, rules, log):
     st[S_LEADER] = winner
     if st[S_REMAINING] > 0:
         _begin_trick(st, views, out)
+    elif TEAM_MODE == FRIENDS:
+        _score_friends(st, arrs, rules)
     else:
         _score(st, arrs, rules)
 
@@ -931,6 +984,56 @@ def _score(st, arrs, rules):
     st[S_TO_ACT] = NO_SEAT
 
 
+@lean_jit()
+def _score_friends(st, arrs, rules):
+    """Finding Friends (9.11): the sides are the team at the round's end; the opponents' total (the
+    tricks they won whenever they won them, the kitty if one of them won the last trick, every
+    thrower's penalties by his final side); the table with a level per player (scoring.friends_outcome)."""
+    _, _, buried, _, _, _, _, _, _, _, row, _, _, _, _ = arrs
+    F.totals(st)
+    team = st[F_TEAM]
+    kitty_points = card_points(buried)
+    bonus = 0
+    if not F.in_team(st, st[S_WINNER]):
+        bonus = kitty_points * kitty_multiplier(st[S_LEAD_N], st[S_LEAD_PAIRS], st[S_LEAD_LARGEST], rules)
+    p = st[S_OPP_POINTS] + bonus + st[S_PENALTY]
+    keep, gain, row_index, nxt = friends_outcome(p, st[S_LEVELS:S_LEVELS + LEVELS], team, st[S_STARTER], rules,
+                                                 row[D_GAINS:D_GAINS + SEATS])
+    row[D_STARTER] = st[S_STARTER]
+    row[D_DECL_TEAM] = st[S_DECL_TEAM]
+    row[D_TRUMP_RANK] = st[S_RANK]
+    row[D_TRUMP_SUIT] = st[S_SUIT]
+    row[D_TRUMP_SOURCE] = st[S_SOURCE]
+    row[D_REDEALS] = st[S_REDEALS]
+    row[D_KITTY_POINTS] = kitty_points
+    row[D_TRICK_POINTS] = st[S_OPP_POINTS]
+    row[D_KITTY_BONUS] = bonus
+    row[D_THROW_PENALTY] = st[S_PENALTY]
+    row[D_FAILED_THROWS] = st[S_FAILED]
+    row[D_LAST_WINNER] = st[S_WINNER]
+    row[D_OPP_POINTS] = p
+    row[D_ROW] = row_index
+    row[D_KEEP] = 1 if keep else 0
+    row[D_GAIN] = gain
+    row[D_NEXT_STARTER] = nxt
+    for s in range(SEATS):
+        row[D_TRICKS + s] = st[S_TRICKS_WON + s]
+        row[D_JOINED + s] = st[F_JOINED + s]
+        row[D_IN_TEAM + s] = (team >> s) & 1
+    row[D_DEALER] = st[S_FIRST]
+    for t in range(TEAMS):
+        row[D_BID0 + t] = st[S_BIDS + t]
+    row[D_TEAM] = team
+    for j in range(CALLS):
+        row[D_CALL_CARD + j] = st[F_CALLS + j]
+        row[D_CALL_COPY + j] = st[F_COPIES + j]
+        row[D_CALL_BY + j] = st[F_BY + j]
+        row[D_CALL_WHEN + j] = st[F_WHEN + j]
+        row[D_CALL_JOINS + j] = st[F_JOINS + j]
+    st[S_PHASE] = PH_DONE
+    st[S_TO_ACT] = NO_SEAT
+
+
 # ---------------------------------------------------------------- the one entry for an answer
 
 @njit(cache=True, inline='always')
@@ -956,4 +1059,6 @@ def apply_carved(st, arrs, ws, rules, err, log, decision, ans):
         return apply_declare(st, arrs, ws, rules, err, log, ans, open_auction)
     if decision == DISCARD:
         return apply_discard(st, arrs, ws, rules, err, log, ans)
+    if TEAM_MODE == FRIENDS and decision == CALL:
+        return apply_call(st, arrs, ws, rules, err, log, ans)
     return apply_bid(st, arrs, ws, rules, err, log, ans)

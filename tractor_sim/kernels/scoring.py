@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from tractor_sim.kernels.size import CARDS, DECKS, RANKS, SUITS, TEAMS, seat_after
+from tractor_sim.kernels.size import CALLS, CARDS, DECKS, RANKS, SEATS, SUITS, TEAMS, seat_after
 from tractor_sim.rules import R_KITTY_MULT, R_MATCH_END, R_MUST_DEFEND
 
 # Ranks by index in a suit (0..RANKS-1 = 2..A).
@@ -135,3 +135,43 @@ def round_outcome(p, levels, decl_team, starter, dealer, auction, rules):
     gain = defended_gain(levels[winners], gain, keep, rules)
     nxt = seat_after(dealer, 1) if auction else next_starter(starter, keep)
     return keep, gain, level_row(p), nxt
+
+
+@njit(cache=True)
+def friends_outcome(p, levels, team, landlord, rules, gains):
+    """Finding Friends (decisions.md 9.11): the level table with a level per player.  Returns (the
+    landlord's team won, the levels each winner gains before must_defend, the table's row, the next
+    landlord); ``gains[s]`` gets what seat s really gains.
+
+    ``team`` is the landlord's team at the round's end (a bit mask of seats): it wins on the
+    declarers' rows, one level more if it has fewer than CALLS + 1 members; else everyone outside
+    it gains the row's levels.  Each winner moves up from his own level (must_defend per player, as
+    a declarer if the team won).  Next landlord: the first seat after the landlord on the winning side.
+    """
+    keep, gain = level_change(p)
+    size = 0
+    for s in range(SEATS):
+        size += (team >> s) & 1
+    if keep and size < CALLS + 1:
+        gain += 1
+    for s in range(SEATS):
+        won = ((team >> s) & 1) == (1 if keep else 0)
+        gains[s] = defended_gain(levels[s], gain, keep, rules) if won else 0
+    nxt = landlord
+    for k in range(1, SEATS + 1):
+        s = seat_after(landlord, k)
+        if ((team >> s) & 1) == (1 if keep else 0):
+            nxt = s
+            break
+    return keep, gain, level_row(p), nxt
+
+
+@njit(cache=True)
+def match_winners(levels, rules):
+    """Finding Friends: the players who have won the match, as a bit mask of seats (0: nobody yet)."""
+    limit = ACE if rules[R_MATCH_END] == 1 else ACE + 1
+    out = 0
+    for s in range(SEATS):
+        if levels[s] >= limit:
+            out |= 1 << s
+    return out

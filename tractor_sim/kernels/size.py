@@ -26,6 +26,15 @@ DRAWN = DECK - KITTY  # cards drawn into the hands
 HAND = DRAWN // SEATS  # cards in a hand after the draw (and after the kitty exchange)
 TRICKS = HAND  # tricks in a deal, at most (a lead of several cards makes fewer)
 
+# Team modes (RULES.md section 9, "Teams"): a compile-time constant of each generated package
+# (tractor_sim.sizes writes it), so that a tractor game compiles without a branch of Finding Friends.
+TRACTOR = 0  # fixed teams of alternating seats, a level per team
+FRIENDS = 1  # Finding Friends: the landlord calls his friends, a level per player (decisions.md 9.11)
+TEAM_MODE = TRACTOR
+CALLS = SEATS // 2 - 1  # Finding Friends: the landlord's calls, F = N // 2 - 1 (in a tractor game: unused)
+LEVELS = SEATS if TEAM_MODE == FRIENDS else TEAMS  # who holds a level: every player, or every team
+FRIENDS_ON = 1 if TEAM_MODE == FRIENDS else 0  # sizes the pieces of Finding Friends (0: absent, kernels.layout)
+
 
 @njit(cache=True, inline='always')
 def team_of(seat):
@@ -37,6 +46,24 @@ def team_of(seat):
 def seat_after(seat, k):
     """The seat k places after ``seat`` in playing order."""
     return (seat + k) % SEATS
+
+
+@njit(cache=True, inline='always')
+def same_side(a, b, side):
+    """Whether seats a and b play on one side now: by team, or in Finding Friends by ``side``, the
+    landlord's team as a bit mask of seats (members: the landlord and who has joined so far, 9.5)."""
+    if TEAM_MODE == FRIENDS:
+        return ((side >> a) & 1) == ((side >> b) & 1)
+    return team_of(a) == team_of(b)
+
+
+@njit(cache=True, inline='always')
+def declaring_side(seat, side):
+    """Whether the seat plays for the declarers: its team is ``side`` (the declaring team), or in
+    Finding Friends it is in ``side``, the landlord's team as a bit mask of seats."""
+    if TEAM_MODE == FRIENDS:
+        return ((side >> seat) & 1) == 1
+    return team_of(seat) == side
 
 
 @njit(cache=True, inline='always')

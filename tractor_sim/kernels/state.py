@@ -17,7 +17,7 @@ from numba import njit
 from tractor_sim.kernels.combos import MAX_UNITS, THROW_FIELDS, UNIT_CARDS, UNIT_FIELDS
 from tractor_sim.kernels.layout import Layout
 from tractor_sim.kernels.result import D_FIELDS
-from tractor_sim.kernels.size import CARDS, DECK, EFF_SUITS, SEATS, TEAMS
+from tractor_sim.kernels.size import CALLS, CARDS, DECK, EFF_SUITS, FRIENDS_ON, LEVELS, SEATS, TEAMS
 from tractor_sim.kernels.unowned import rows_in
 
 # Phases (S_PHASE): which rule applies next.
@@ -27,6 +27,7 @@ PH_KITTY = 2  # the starter buries
 PH_LEAD = 3  # the trick's leader leads
 PH_FOLLOW = 4  # the others follow in turn
 PH_DONE = 5  # scored; the result row is filled
+PH_CALL = 6  # Finding Friends: the landlord calls his friends, after burying (decisions.md 9.11)
 NO_SEAT = -1
 
 LAYOUT = Layout("deal state", [
@@ -36,7 +37,7 @@ LAYOUT = Layout("deal state", [
     ("S_KEY_B", 1, "0 (fixed) or the deal in the match"),
     ("S_ROUND1", 1, "1 in a match's first round"),
     ("S_AUCTION", 1, "1 under the auction"),
-    ("S_LEVELS", TEAMS, "the teams' levels before the deal"),
+    ("S_LEVELS", LEVELS, "the teams' levels before the deal (Finding Friends: every player's)"),
     # where it stands
     ("S_PHASE", 1, "PH_*"),
     ("S_TO_ACT", 1, "the seat whose decision is next (NO_SEAT when done)"),
@@ -76,6 +77,17 @@ LAYOUT = Layout("deal state", [
     ("S_PENALTY", 1, "throw penalties (added to the opponents' total)"),
     ("S_FAILED", 1, "failed throws"),
     ("S_TRICKS_WON", SEATS, "tricks won by each seat"),
+    # Finding Friends (decisions.md 9.11; absent from a tractor game's state)
+    ("F_CALLS", CALLS * FRIENDS_ON, "the calls: card,"),
+    ("F_COPIES", CALLS * FRIENDS_ON, "which copy (1..DECKS),"),
+    ("F_SEEN", CALLS * FRIENDS_ON, "copies of the card played so far,"),
+    ("F_BY", CALLS * FRIENDS_ON, "the seat that played the called copy (-1 while nobody has),"),
+    ("F_WHEN", CALLS * FRIENDS_ON, "the trick it was played in (-1),"),
+    ("F_JOINS", CALLS * FRIENDS_ON, "1: that seat joined by it, 0: it was used up (he was in the team already)"),
+    ("F_TEAM", FRIENDS_ON, "the landlord's team now, a bit mask of seats"),
+    ("F_JOINED", SEATS * FRIENDS_ON, "the trick in which each seat joined (-1: not joined, and the landlord)"),
+    ("F_POINTS", SEATS * FRIENDS_ON, "points of the tricks each seat won"),
+    ("F_THROWN", SEATS * FRIENDS_ON, "throw penalties each seat paid, unsigned (the side is the round's end's)"),
     # the cards
     ("HANDS", SEATS * CARDS, "each seat's hand (counts)"),
     ("SHUFFLED", DECK, "the shuffled deck: DRAWN cards drawn in order, then the kitty"),

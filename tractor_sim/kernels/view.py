@@ -25,7 +25,10 @@ answer:
   ``M_BID_STEP``: BID_STEP_BID: ``out[0]`` = the points my pair bids (a
   multiple of 5 from 0 to MAX_BID, the points in the deck), return 1; BID_STEP_SHOW: ``out`` = counts
   of the one card I show, return 1; BID_STEP_TRUMP (the starter only):
-  ``out[0]`` = the trump suit I name (0..3 = S H D C), return 1.
+  ``out[0]`` = the trump suit I name (0..3 = S H D C), return 1;
+- call (Finding Friends only: the landlord, after burying): for each of the
+  CALLS calls i, ``out[i]`` = the card (not a joker, not of the trump rank)
+  and ``out[CALLS + i]`` = which copy of it, 1..DECKS; return CALLS.
 
 Values between the events that set them: during the draw the trump table
 rows are those of (trump rank, no trump suit); M_DECL_CARD is 0 while nobody
@@ -48,7 +51,7 @@ indices ``R_*``), so a strategy can follow a variant (for example
 from numba import types
 
 from tractor_sim.kernels.layout import Layout
-from tractor_sim.kernels.size import CARDS, DECKS, EFF_SUITS, SEATS, TEAMS
+from tractor_sim.kernels.size import CALLS, CARDS, DECKS, EFF_SUITS, FRIENDS_ON, SEATS, TEAMS
 
 STRATEGY_SIG = types.int64(
     types.int64[:, ::1], types.float64[::1], types.uint64[::1], types.float64[::1], types.int64[::1]
@@ -60,7 +63,8 @@ DISCARD = 1
 LEAD = 2
 FOLLOW = 3
 BID = 4
-DECISIONS = ("declare", "discard", "lead", "follow", "bid")
+CALL = 5
+DECISIONS = ("declare", "discard", "lead", "follow", "bid", "call")
 
 BID_STEP_BID = 0
 BID_STEP_SHOW = 1
@@ -87,6 +91,7 @@ ROWS = Layout("view rows", [
     ("V_DECL_CARD", 1, "card,"),
     ("V_DECL_COUNT", 1, "cards shown (1..DECKS; with two decks the kind's: a single 1, else 2)"),
     ("V_RULES", 1, "the encoded rules (tractor_sim.rules R_* indices), the rest 0"),
+    ("V_FRIENDS", FRIENDS_ON, "Finding Friends only: every player's level, the calls, who has joined (FV_*)"),
 ])
 # The columns of the V_META row, declared in order.
 META = Layout("view meta", [
@@ -135,9 +140,22 @@ META = Layout("view meta", [
     ("M_LEAD_TUPLES", DECKS - 1, "R_m of decisions.md 9.3: the lead's tuples of m cards at M_LEAD_TUPLES + m - 2, "
                                  "m = 2..DECKS (a tractor counts its tuples)"),
 ])
-if META.size > CARDS:
-    raise ValueError("the view's meta row has more columns than a row has cells")
+# The columns of the V_FRIENDS row (Finding Friends, decisions.md 9.11): public, the same in every view.
+FRIENDS_ROW = Layout("view friends row", [
+    ("FV_LEVEL", SEATS, "each player's level (0..12 = 2..A)"),
+    ("FV_CALL_CARD", CALLS, "the landlord's calls: the card (-1 before he calls),"),
+    ("FV_CALL_COPY", CALLS, "which copy of it (1..DECKS),"),
+    ("FV_CALL_SEEN", CALLS, "copies of that card played so far,"),
+    ("FV_CALL_SEAT", CALLS, "the seat that played the called copy (-1 while nobody has),"),
+    ("FV_CALL_TRICK", CALLS, "and the trick it was played in (-1)"),
+    ("FV_IN_TEAM", SEATS, "1: the seat is in the landlord's team (the landlord and who has joined)"),
+    ("FV_JOINED", SEATS, "the trick in which the seat joined (-1: not joined; the landlord's is -1)"),
+    ("FV_MEMBERS", 1, "players in the landlord's team so far"),
+])
+if META.size > CARDS or FRIENDS_ROW.size > CARDS:
+    raise ValueError("the view's meta or friends row has more columns than a row has cells")
 globals().update(ROWS.constants())
 globals().update(META.constants())
+globals().update(FRIENDS_ROW.constants())
 V_ROWS = ROWS.size
 M_LEVEL1 = META.offset("M_LEVEL0") + 1

@@ -345,6 +345,8 @@ def build_report(run_dir) -> tuple[Path, Path]:
     from its manifest.json, deals.parquet and (optional) matches.parquet."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text())
+    if (manifest.get("experiment", {}).get("game") or {}).get("teams") == "friends":
+        return _friends_report(run_dir, manifest)
     deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS)
     if not len(deals):
         raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
@@ -458,6 +460,52 @@ def build_report(run_dir) -> tuple[Path, Path]:
           ("p", "Versions:"),
           ("list", _versions(manifest.get("versions")))]
 
+    md_path, html_path = run_dir / "report.md", run_dir / "report.html"
+    md_path.write_text(_markdown(b))
+    html_path.write_text(_html(b, f"tractor-sim report: {name}", run_dir))
+    return md_path, html_path
+
+
+def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
+    """The report of a Finding Friends run: what was run, levels per player and deal by policy with the
+    duplicate comparison (report.friends), the deals per match, how to reproduce."""
+    from tractor_sim.report import friends
+    from tractor_sim.sizes import GameSize
+
+    size = GameSize.of(manifest["experiment"]["game"])
+    calls = size.players // 2 - 1
+    deals = _read_columns(run_dir / "deals.parquet", friends.columns(size.players, calls))
+    if not len(deals):
+        raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
+    matches = _read_optional(run_dir / "matches.parquet")
+    (run_dir / "figures").mkdir(exist_ok=True)
+    rules = _rules(manifest)
+    name = str(manifest.get("name", run_dir.name))
+    match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
+    body, table = friends.blocks(deals, matches, size.players, calls)
+    table.to_csv(run_dir / "summary.csv", index=False)
+    b: list[tuple] = [("h", 1, f"tractor-sim report: {name}"), ("h", 2, "What was run")]
+    b += [("list", [
+        f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
+        f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
+        f"mode: {'matches' if match_mode else 'fixed levels (every player at the same level)'}",
+        f"deals: {len(deals):,}; matches: {0 if matches is None else len(matches):,}",
+        "matchups: " + ", ".join(m for m, _ in _matchups(deals)),
+        "game: " + _game_sentence(manifest),
+        "rules: " + ", ".join(f"{k} = {v}" for k, v in rules.to_dict().items()),
+    ])]
+    b += [("p", "Resolved experiment:"), ("code", json.dumps(manifest.get("experiment", {}), indent=2,
+                                                            default=str), "json")]
+    b += body
+    if matches is not None:
+        _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+    b += [("h", 2, "Reproduce"),
+          ("p", f"Run this command (root seed {manifest.get('seed', '')}); the same seed gives the same tables:"),
+          ("code", str(manifest.get("command", "")), "sh"),
+          ("p", "Rebuild this report from the run directory:"),
+          ("code", f"tractor-sim report {run_dir}", "sh"),
+          ("p", "Versions:"),
+          ("list", _versions(manifest.get("versions")))]
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
     md_path.write_text(_markdown(b))
     html_path.write_text(_html(b, f"tractor-sim report: {name}", run_dir))

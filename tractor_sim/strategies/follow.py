@@ -12,7 +12,7 @@ from numba import njit
 from tractor_sim import strategy_lib as sl
 from tractor_sim.kernels.combos import KIND_THROW
 from tractor_sim.kernels.order import TRUMP
-from tractor_sim.kernels.size import SEATS, partner_of, seat_after, team_of
+from tractor_sim.kernels.size import SEATS, seat_after, team_of
 from tractor_sim.kernels.view import M_LEAD_KIND, M_LEAD_N, M_LEAD_SUIT, M_NPLAYED, M_SEAT, V_META
 from tractor_sim.strategy import strategy
 
@@ -39,7 +39,7 @@ def play_smart(view, out, ruff_points, careful, scratch):
     seat, key = sl.current_best(view)
     last = view[V_META, M_NPLAYED] == SEATS - 1
     feed = False
-    if seat == partner_of(view[V_META, M_SEAT]):
+    if sl.is_partner(view, seat):
         feed = last or partner_safe(view, key)
     elif view[V_META, M_LEAD_KIND] != KIND_THROW:
         s = view[V_META, M_LEAD_SUIT]
@@ -112,7 +112,7 @@ def ruff_points(view, params, rng, scratch, out):
     s = view[V_META, M_LEAD_SUIT]
     if view[V_META, M_LEAD_KIND] != KIND_THROW and s != TRUMP and sl.suit_len(view, s) == 0:
         seat, key = sl.current_best(view)
-        if seat != partner_of(view[V_META, M_SEAT]) and sl.trick_points(view) >= params[0]:
+        if not sl.is_partner(view, seat) and sl.trick_points(view) >= params[0]:
             n = sl.winning_follow(view, out, key, False)
             if n > 0:
                 return n

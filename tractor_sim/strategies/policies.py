@@ -1,12 +1,13 @@
 """The built-in policies: one strategy per decision, as an experiment names them.
 
-A policy that names no bid strategy (the auction's decision) plays ``strength``.
+A policy that names no bid strategy (the auction's decision) plays ``strength``;
+one that names no call strategy (Finding Friends) plays ``ace``.
 """
 
 from tractor_sim.strategy import policy
 
 policy(
-    "random", declare="eager", discard="random", lead="random", follow="random", bid="random",
+    "random", declare="eager", discard="random", lead="random", follow="random", bid="random", call="random",
     description="random legal play everywhere, declaring as soon as allowed: the floor",
 )
 policy(
