@@ -100,7 +100,7 @@ SRC_SINGLE, SRC_PAIR, SRC_JOKERS, SRC_FLIP, SRC_NAMED = 0, 1, 2, 3, 4
 # (that many copies of a trump-rank card), JOKER_PAIR 3 (two identical jokers).
 DECL_SINGLE, DECL_PAIR, DECL_JOKER_PAIR = 1, 2, 3
 # The auction (decisions.md, "The auction"): a bid is a multiple of 5 from 0 to 200.
-MAX_BID = 200
+POINTS_PER_DECK = 100  # a bid is 0 .. the points in the game, 100 D (decisions.md, the auction)
 
 _IDS = np.arange(CARD_COLS)
 
@@ -388,8 +388,8 @@ class LogReferee9:
             dealer = first
             bids = {}
             for seat in (dealer, (dealer + 1) % N):
-                if ev[0] != LOG_BID or ev[1] != seat or not (0 <= ev[2] <= MAX_BID and ev[2] % 5 == 0):
-                    R(f"expected seat {seat}'s bid (a multiple of 5 from 0 to {MAX_BID})", ev)
+                if ev[0] != LOG_BID or ev[1] != seat or not (0 <= ev[2] <= POINTS_PER_DECK * self.D and ev[2] % 5 == 0):
+                    R(f"expected seat {seat}'s bid (a multiple of 5 from 0 to {POINTS_PER_DECK * self.D})", ev)
                 bids[seat % 2] = ev[2]
                 ev = nxt()
             mine, other = dealer % 2, 1 - dealer % 2

@@ -394,7 +394,6 @@ class _Deal:
             m[V.M_DECL_SEAT], m[V.M_DECL_KIND], m[V.M_DECL_CARD] = -1, 0, 0
         else:
             m[V.M_DECL_SEAT], m[V.M_DECL_KIND], m[V.M_DECL_CARD] = self.current
-            m[V.M_DECL_COUNT] = 1 if self.current[1] == 1 else 2  # two decks: the kind says it
         m[V.M_DRAWN] = self.drawn
         nd = min(54, len(self.decls))
         m[V.M_NDECL] = nd

@@ -60,7 +60,7 @@ except ImportError:  # tests/ on sys.path instead of the project root
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaExperimentalFeatureWarning")
 
-SIZES = [(4, 2), (6, 2), (8, 2)]
+SIZES = [(4, 2), (6, 2), (8, 2), (6, 3), (8, 4)]
 SIZE_IDS = [f"{p}p{d}d" for p, d in SIZES]
 
 RASH = RD.RASH

@@ -34,11 +34,11 @@ from tractor_sim.kernels.size import FRIENDS, TEAM_MODE
 from tractor_sim.kernels.size import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from tractor_sim.kernels.unowned import stack_array
 from tractor_sim.kernels.view import (
-    M_DECL_CARD, M_DECL_COUNT, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
+    M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER,
     M_LEVEL0, M_MY_CARDS, M_MY_PAIRS, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY,
     V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
-from tractor_sim.kernels.view import M_LEAD_SIZE, M_LEAD_TUPLES
+from tractor_sim.kernels.view import M_LEAD_SIZE, M_LEAD_TUPLES, M_NDECL, V_DECL_COUNT
 from tractor_sim.kernels.view import FV_IN_TEAM, FV_LEVEL, V_FRIENDS
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 from tractor_sim.rules import R_RANK_TRUMPS_NT
@@ -879,9 +879,20 @@ def joker_option(view):
 # helpers below return counts at any size; with two decks they are the helpers above (a single
 # shows 1 card, a pair 2), so the 4-player 2-deck strategies stay as they were.
 
+@njit(cache=True, inline='always')
+def standing_count(view):
+    """The cards the standing declaration shows (0: none): the last declaration's, every
+    declaration overriding the one before (the view's meta row has no room for it at 8 players
+    with 4 decks)."""
+    n = view[V_META, M_NDECL]
+    if view[V_META, M_DECL_KIND] == 0 or n == 0:
+        return 0
+    return view[V_DECL_COUNT, min(n, CARDS) - 1]
+
+
 @njit(cache=True)
 def can_declare_count_now(view, kind, count, card):
-    """can_declare_count for my hand against the standing declaration (its count: M_DECL_COUNT);
+    """can_declare_count for my hand against the standing declaration (its count: standing_count);
     with two decks can_declare_now, the count being the kind's."""
     if DECKS == PAIR_CARDS:
         return count == kind_count(kind) and can_declare_now(view, kind, card)
@@ -889,7 +900,7 @@ def can_declare_count_now(view, kind, count, card):
         return False
     return declare_count_ok(
         view[V_HAND, card], kind, count, card, view[V_META, M_SEAT], view[V_META, M_DECL_SEAT],
-        view[V_META, M_DECL_KIND], view[V_META, M_DECL_COUNT], view[V_META, M_DECL_CARD], view[V_META, M_TRUMP_RANK],
+        view[V_META, M_DECL_KIND], standing_count(view), view[V_META, M_DECL_CARD], view[V_META, M_TRUMP_RANK],
         view[V_RULES, R_SELF_OVERRIDE], view[V_RULES, R_PAIR_OVERRIDE], view[V_RULES, R_JOKER_OVERRIDE],
     )
 

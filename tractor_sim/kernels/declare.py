@@ -18,7 +18,7 @@ from tractor_sim.rules import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 # Declaration kinds, weakest first; a SINGLE or PAIR of the trump rank takes that many copies.
 # With more decks (decisions.md 9.8) a declaration is ``count`` identical cards: a PAIR is 2..DECKS
 # cards of the trump rank, a JOKER_PAIR 2..DECKS identical jokers; the count goes with the kind
-# (the answer's out[2], the state's S_CUR_COUNT, the view's M_DECL_COUNT).
+# (the answer's out[2], the state's S_CUR_COUNT, the view's V_DECL_COUNT row: strategy_lib.standing_count).
 NONE = 0
 SINGLE = 1
 PAIR = 2

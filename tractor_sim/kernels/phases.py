@@ -64,7 +64,7 @@ from tractor_sim.kernels.state import (
 )
 from tractor_sim.kernels.view import (
     CALL, BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, DECLARE, DISCARD, FOLLOW, LEAD, M_BID0, M_BID_STEP,
-    M_DEALER, M_DECISION, M_DECL_CARD, M_DECL_COUNT, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM, M_DRAWN, M_FAILED_THROW,
+    M_DEALER, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DECL_TEAM, M_DRAWN, M_FAILED_THROW,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_LEVEL0, M_NDECL, M_NPLAYED,
     M_OPP_POINTS, M_ROUND1, M_SEAT, M_SHOWN, M_STARTER, M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK,
     M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_EFF, V_META, V_RULES,
@@ -416,7 +416,6 @@ def apply_declare(st, arrs, ws, rules, err, log, ans, begin_auction):
         P.to_all(views, M_DECL_SEAT, seat)
         P.to_all(views, M_DECL_KIND, out[0])
         P.to_all(views, M_DECL_CARD, out[1])
-        P.to_all(views, M_DECL_COUNT, count)
     st[S_DRAW_K] += 1
     return _advance_draw(st, arrs, ws, rules, err, log, begin_auction)
 

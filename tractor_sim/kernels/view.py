@@ -132,7 +132,6 @@ META = Layout("view meta", [
     ("M_MY_CARDS", EFF_SUITS, "cards of each effective suit in my hand, by the trump table in my view (kept up to "
                               "date at every draw, table change, the kitty and every play)"),
     ("M_MY_PAIRS", EFF_SUITS, "pairs of each effective suit in my hand, likewise (a card held c times: c // 2)"),
-    ("M_DECL_COUNT", 1, "the standing declaration's cards shown (0 none, 1..DECKS: decisions.md 9.8)"),
     # The lead's tuples with 3 and 4 decks (RULES.md 9; with 2 decks every tuple is a pair, M_LEAD_PAIRS says it
     # all, and these stay 0).
     ("M_LEAD_SIZE", 1, "the current lead's largest tuple size (2 pair, 3 triple, 4 quadruple; 1 without tuples), "
