@@ -38,7 +38,7 @@ from tractor_sim.kernels.view import (
     M_LEVEL0, M_MY_CARDS, M_MY_PAIRS, M_NPLAYED, M_SEAT, M_TRICK, M_TRUMP_RANK, M_WINNING, M_WINNING_KEY,
     V_BURIED, V_EFF, V_HAND, V_META, V_PLAYED, V_POS, V_RULES, V_SUITS, V_TRICK, V_TRICK_LEADER, V_TTMETA,
 )
-from tractor_sim.kernels.view import M_LEAD_SIZE, M_LEAD_TUPLES, M_NDECL, V_DECL_COUNT
+from tractor_sim.kernels.view import M_LEAD_TUPLES, M_NDECL, V_DECL_COUNT
 from tractor_sim.kernels.view import FV_IN_TEAM, FV_LEVEL, V_FRIENDS
 from tractor_sim.rules import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR, R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE
 from tractor_sim.rules import R_RANK_TRUMPS_NT
@@ -1105,9 +1105,13 @@ def show_highest(view, out):
 
 @njit(cache=True, inline='always')
 def lead_size(view):
-    """The current lead's largest tuple size (1 without tuples; PAIR_CARDS with 2 decks)."""
+    """The current lead's largest tuple size (1 without tuples): with (lead_size, M_LEAD_PAIRS) the
+    shape (m, L) of a single, tuple or tractor lead."""
     if DECKS > PAIR_CARDS:
-        return view[V_META, M_LEAD_SIZE]
+        for m in range(DECKS, 1, -1):
+            if view[V_META, M_LEAD_TUPLES + m - PAIR_CARDS] > 0:
+                return m
+        return 1
     return PAIR_CARDS if view[V_META, M_LEAD_PAIRS] > 0 else 1
 
 

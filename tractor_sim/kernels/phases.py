@@ -69,7 +69,7 @@ from tractor_sim.kernels.view import (
     M_OPP_POINTS, M_ROUND1, M_SEAT, M_SHOWN, M_STARTER, M_TRICK, M_TRICK_POINTS, M_TRICKS_DONE, M_TRUMP_RANK,
     M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_EFF, V_META, V_RULES,
 )
-from tractor_sim.kernels.view import M_LEAD_SIZE, M_LEAD_TUPLES
+from tractor_sim.kernels.view import M_LEAD_TUPLES
 from tractor_sim.rules import DECLARING_AUCTION, N_RULE_FIELDS, R_DECLARING, R_JOKER_OVERRIDE, R_NO_DECLARE_R1
 
 MAX_REDEALS = 1000
@@ -805,11 +805,10 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
 
 @njit(cache=True, inline='always')
 def _publish_lead_tuples(views, lead_units, nu):
-    """The lead's tuple shape for every seat (3 and 4 decks): M_LEAD_SIZE, its largest tuple size,
-    and M_LEAD_TUPLES + m - PAIR, its tuples of m cards (R_m of decision 9.3)."""
+    """The lead's tuples for every seat (3 and 4 decks): M_LEAD_TUPLES + m - PAIR, its tuples of m
+    cards (R_m of decision 9.3)."""
     req = stack_array(TUPLE_SIZES)
-    top = C.lead_requirement(lead_units, nu, req)
-    P.to_all(views, M_LEAD_SIZE, max(top, 1))
+    C.lead_requirement(lead_units, nu, req)
     for m in range(PAIR, DECKS + 1):
         P.to_all(views, M_LEAD_TUPLES + m - PAIR, req[m])
 

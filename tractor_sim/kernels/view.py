@@ -40,8 +40,9 @@ for a single); M_BID_STEP keeps its last value after the auction.
 With 3 and 4 decks (RULES.md section 9) a lead's units are singles, tuples
 (m identical cards, m = 2..DECKS) and tractors of tuples of one size; the
 "pairs" of M_LEAD_PAIRS and M_LEAD_LONGEST are then tuples of any size, a
-tuple lead is KIND_PAIR, and M_LEAD_SIZE and M_LEAD_TUPLES give the sizes
-(strategy_lib.lead_size, lead_tuples).
+tuple lead is KIND_PAIR, and the meta row has M_LEAD_TUPLES, the lead's
+tuples of each size (strategy_lib.lead_tuples, lead_size: its largest, so
+that (lead_size, M_LEAD_PAIRS) is the shape (m, L) of a one-unit lead).
 
 The rules of the deal are in row V_RULES (``tractor_sim.rules.Rules.encode``,
 indices ``R_*``), so a strategy can follow a variant (for example
@@ -51,7 +52,7 @@ indices ``R_*``), so a strategy can follow a variant (for example
 from numba import types
 
 from tractor_sim.kernels.layout import Layout
-from tractor_sim.kernels.size import CALLS, CARDS, DECKS, EFF_SUITS, FRIENDS_ON, SEATS, TEAMS
+from tractor_sim.kernels.size import CALLS, CARDS, DECKS, EFF_SUITS, FRIENDS_ON, PAIR, SEATS, TEAMS
 
 STRATEGY_SIG = types.int64(
     types.int64[:, ::1], types.float64[::1], types.uint64[::1], types.float64[::1], types.int64[::1]
@@ -132,13 +133,10 @@ META = Layout("view meta", [
     ("M_MY_CARDS", EFF_SUITS, "cards of each effective suit in my hand, by the trump table in my view (kept up to "
                               "date at every draw, table change, the kitty and every play)"),
     ("M_MY_PAIRS", EFF_SUITS, "pairs of each effective suit in my hand, likewise (a card held c times: c // 2)"),
-    # The lead's tuples with 3 and 4 decks (RULES.md 9; with 2 decks every tuple is a pair, M_LEAD_PAIRS says it
-    # all, and these stay 0).
-    ("M_LEAD_SIZE", 1, "the current lead's largest tuple size (2 pair, 3 triple, 4 quadruple; 1 without tuples), "
-                       "so (M_LEAD_SIZE, M_LEAD_PAIRS) is the shape (m, L) of a single, tuple or tractor lead"),
-    ("M_LEAD_TUPLES", DECKS - 1, "R_m of decisions.md 9.3: the lead's tuples of m cards at M_LEAD_TUPLES + m - 2, "
-                                 "m = 2..DECKS (a tractor counts its tuples)"),
-])
+] + ([  # with 3 and 4 decks only (with 2 decks every tuple is a pair: M_LEAD_PAIRS says it all)
+    ("M_LEAD_TUPLES", DECKS - 1, "R_m of decisions.md 9.3: the current lead's tuples of m cards at M_LEAD_TUPLES + m "
+                                 "- 2, m = 2..DECKS (a tractor counts its tuples)"),
+] if DECKS > PAIR else []))
 # The columns of the V_FRIENDS row (Finding Friends, decisions.md 9.11): public, the same in every view.
 FRIENDS_ROW = Layout("view friends row", [
     ("FV_LEVEL", SEATS, "each player's level (0..12 = 2..A)"),
@@ -156,5 +154,8 @@ if META.size > CARDS or FRIENDS_ROW.size > CARDS:
 globals().update(ROWS.constants())
 globals().update(META.constants())
 globals().update(FRIENDS_ROW.constants())
+NO_FIELD = -1
+if DECKS == PAIR:
+    M_LEAD_TUPLES = NO_FIELD  # no such cells with 2 decks; the name is for code reached at 3 and 4 decks only
 V_ROWS = ROWS.size
 M_LEVEL1 = META.offset("M_LEVEL0") + 1
