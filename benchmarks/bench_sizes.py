@@ -1,7 +1,7 @@
 """Deals per second at each playable game size (tractor_sim.sizes), with plays and cards per deal.
 
 Run: python benchmarks/bench_sizes.py [--deals 20000] [--repeats 5] [--policies basic random]
-                                      [--sizes 4/2 6/2 8/2] [--json FILE]
+                                      [--sizes 4/2 6/2 8/2 5/2f] [--json FILE]
 
 One process plays every size in turn, round after round (so the load of the
 machine falls on every size alike), after a warm-up that compiles each; it
@@ -24,10 +24,12 @@ sys.path.insert(0, str(ROOT))
 
 
 def _size(text: str):
+    """'6/2' (tractor teams) or '5/2f' (Finding Friends)."""
     from tractor_sim.sizes import GameSize
 
-    players, decks = (int(x) for x in text.split("/"))
-    return GameSize.of({"players": players, "decks": decks})
+    friends = text.endswith("f")
+    players, decks = (int(x) for x in text.rstrip("f").split("/"))
+    return GameSize.of({"players": players, "decks": decks, "teams": "friends" if friends else "tractor"})
 
 
 def _play(size, policy: str, deals: int, seed: int):
@@ -66,7 +68,7 @@ def main() -> None:
         for p in args.policies:
             rate = statistics.median(rates[s, p])
             rows.append({
-                "size": f"{s.players}/{s.decks}", "teams": s.teams, "policy": p, "deals_per_s": round(rate),
+                "size": f"{s.players}/{s.decks}" + ("f" if s.teams == "friends" else ""), "teams": s.teams, "policy": p, "deals_per_s": round(rate),
                 "plays_per_deal": round(tricks[s, p] * s.players, 1),
                 "cards_per_deal": s.players * s.hand + s.kitty,
                 "speed_vs_first": round(rate / statistics.median(rates[base, p]), 3),

@@ -790,8 +790,8 @@ def test_discard_behaviour():
 
 def test_resolve_a_policy_and_override_parameters():
     rp = S.resolve_policy("basic")
-    assert rp.name == "basic" and rp.strategies == ("threshold", "lowest", "top_cards", "smart", "strength")
-    assert len(rp.functions) == 5 and all(p.dtype == np.float64 and p.flags.c_contiguous for p in rp.params)
+    assert rp.name == "basic" and rp.strategies == ("threshold", "lowest", "top_cards", "smart", "strength", "ace")
+    assert len(rp.functions) == 6 and all(p.dtype == np.float64 and p.flags.c_contiguous for p in rp.params)
     assert rp.params[DECLARE].tolist() == [7.0, 1.0]
     rp = S.resolve_policy({"policy": "basic", "params": {"declare.min_cards": 9}})
     assert rp.params[DECLARE].tolist() == [9.0, 1.0]
@@ -801,7 +801,7 @@ def test_resolve_a_policy_and_override_parameters():
     assert S.resolve_policy(rp.spec).params[DISCARD].tolist() == [12.0]
     rp = S.resolve_policy({"declare": "eager", "discard": "lowest", "lead": "random", "follow": "cheapest",
                            "name": "mine"})
-    assert rp.name == "mine" and rp.strategies == ("eager", "lowest", "random", "cheapest", "strength")
+    assert rp.name == "mine" and rp.strategies == ("eager", "lowest", "random", "cheapest", "strength", "ace")
 
 
 @pytest.mark.parametrize("spec,message", [
