@@ -63,7 +63,7 @@ def test_bad_sizes_are_named(table, words):
 def test_every_named_table_plays(table):
     """Every table of section 9 plays whole deals (their rules, play by play: tests/test_sized_deals.py,
     tests/test_tuples.py, tests/test_friends.py)."""
-    deals, _ = simulate([("basic", "random")], n=3, seed=4, game={"table": table})
+    deals, _ = simulate([("random", "random")], n=3, seed=4, game={"table": table})  # random: the fewest compiles
     size = GameSize.of({"table": table})
     assert len(deals) == 6 and set(deals["starter"]) <= set(range(size.players))
 
