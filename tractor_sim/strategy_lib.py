@@ -274,7 +274,10 @@ def add_cheapest(view, out, k, skip, feed):
 
 @njit(cache=True, inline='always')
 def follow_need(view):
-    """(cards of the led suit I must play, pairs of it I must play) for the current lead."""
+    """(cards of the led suit I must play, pairs of it I must play) for the current lead.
+
+    With 3 and 4 decks the pairs are not the rule (decision 9.3 counts tuples of every size:
+    tuple_need); the follow builders then use only the cards."""
     s = view[V_META, M_LEAD_SUIT]
     held = view[V_META, M_MY_CARDS + s]
     pairs = view[V_META, M_MY_PAIRS + s]
