@@ -149,6 +149,73 @@ def test_declare_verdicts_equal_the_reference(decks):
 
 
 # ---------------------------------------------------------------------------
+# the strategies' helpers
+
+
+def _view(V, hand, rank, cur, opts, seat=0):
+    """A view with my hand, the trump rank, the standing declaration (seat, count, card) or None,
+    and the rules."""
+    from tractor_sim.kernels.declare import kind_of
+
+    v = np.zeros((V.V_ROWS, 54), dtype=np.int64)
+    for x in hand:
+        v[V.V_HAND, x] += 1
+    m = v[V.V_META]
+    m[V.M_SEAT], m[V.M_TRUMP_RANK] = seat, rank
+    if cur is None:
+        m[V.M_DECL_SEAT] = -1
+    else:
+        m[V.M_DECL_SEAT], m[V.M_DECL_COUNT], m[V.M_DECL_CARD] = cur
+        m[V.M_DECL_KIND] = kind_of(cur[1], cur[2])
+    enc = encoded(opts)
+    v[V.V_RULES, :len(enc)] = enc
+    return v
+
+
+@pytest.mark.parametrize("decks", (2, 3, 4))
+def test_declare_helpers_of_the_strategies(decks):
+    """strategy_lib's most_copies_now, best_suit_declaration and joker_declaration on random views
+    against reference9's allowed declarations (the most copies of each card; the suit with the most
+    copies, then the strongest; RJ over BJ at equal counts); at two decks best_suit_by_count, the
+    general one, is best_suit_option."""
+    if decks == 2:
+        from tractor_sim import strategy_lib as sl
+        from tractor_sim.kernels import view as V
+    else:
+        pkg = sizes.kernels_for(SIZES[decks])
+        sl, V = pkg.strategy_lib, pkg.kernels.view
+    rng = random.Random(10 + decks)
+    n = 0
+    for _ in range(300):
+        rank = rng.randrange(13)
+        hand = random_hand(rng, decks, rank) + [rng.randrange(54) for _ in range(12)]
+        hand = [x for x, k in Counter(hand).items() for _ in range(min(k, decks))]
+        opts = rng.choice(OPTIONS)
+        cur = rng.choice(standings(decks, rank))
+        current = None if cur is None else (rng.choice((0, 1)), *cur)
+        view = _view(V, hand, rank, current, opts)
+        allowed = r9.declare_allowed(hand, current, 0, rank, decks, opts)
+        most = {card: max((k for k, c in allowed if c == card), default=0) for card in set(hand) | {BJ, RJ}}
+        for card, k in most.items():
+            assert sl.most_copies_now(view, card) == k, (hand, current, opts, card)
+        jk = max(most[RJ], most[BJ])
+        assert sl.joker_declaration(view) == ((jk, RJ if most[RJ] >= most[BJ] else BJ) if jk else (0, -1))
+        for floor in (0, 7):
+            suits = [(most.get(s * 13 + rank, 0), sl.suit_strength(view, s), s) for s in range(4)]
+            suits = [x for x in suits if x[0] and x[1] >= floor]
+            kind, count, card, strength = sl.best_suit_declaration(view, floor)
+            if not suits:
+                assert kind == 0
+                continue
+            k, st, s = max(suits, key=lambda x: (x[0], x[1], -x[2]))
+            assert (count, card, strength) == (k, s * 13 + rank, st), (hand, current, opts, floor)
+            if decks == 2:
+                assert sl.best_suit_by_count(view, floor) == sl.best_suit_declaration(view, floor)
+            n += 1
+    assert n > 200
+
+
+# ---------------------------------------------------------------------------
 # whole draws, by the phases
 
 

@@ -918,7 +918,7 @@ def most_copies_now(view, card):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def best_suit_declaration(view, min_strength):
     """best_suit_option with counts: (kind, count, card, strength), kind 0 when none qualifies.
 
@@ -952,7 +952,7 @@ def best_suit_by_count(view, min_strength):
     return kind_of(best_n, best_card), best_n, best_card, best_str
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def joker_declaration(view):
     """(count, card) of the jokers I may declare now: the most copies, RJ preferred; (0, -1) if none."""
     if DECKS == PAIR_CARDS:
