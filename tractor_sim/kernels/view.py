@@ -30,6 +30,11 @@ answer:
   CALLS calls i, ``out[i]`` = the card (not a joker, not of the trump rank)
   and ``out[CALLS + i]`` = which copy of it, 1..DECKS; return CALLS.
 
+Finding Friends adds the row V_FRIENDS (its columns FV_*, the same public
+values in every view): every player's level, the calls, the copies of each
+called card played so far, who played each called copy and when, who is in
+the landlord's team and since which trick.  M_LEVEL0/M_LEVEL1 stay 0 there.
+
 Values between the events that set them: during the draw the trump table
 rows are those of (trump rank, no trump suit); M_DECL_CARD is 0 while nobody
 has declared; M_LEAD_* and M_WINNING keep the previous trick's values while a
@@ -97,7 +102,7 @@ ROWS = Layout("view rows", [
 # The columns of the V_META row, declared in order.
 META = Layout("view meta", [
     ("M_SEAT", 1, "my seat"),
-    ("M_DECISION", 1, "DECLARE, DISCARD, LEAD, FOLLOW or BID"),
+    ("M_DECISION", 1, "DECLARE, DISCARD, LEAD, FOLLOW, BID or CALL"),
     ("M_TRICK", 1, "index of the current trick (0..24)"),
     ("M_LEADER", 1, "leader of the current trick"),
     ("M_NPLAYED", 1, "plays made so far in the current trick"),
