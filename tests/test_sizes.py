@@ -126,7 +126,7 @@ from tractor_sim.kernels.view import M_SEAT, V_META
 from tractor_sim.strategy import policy, strategy
 
 
-@strategy("follow", "grab_points_sized", params={"min_points": 15.0})
+@strategy("follow", "grab_points_sized", params={"min_points": 15.0}, description="the docs' grab_points (a test plug-in)")
 def grab_points(view, params, rng, scratch, out):
     held, need = sl.follow_need(view)
     seat, key = sl.current_best(view)
@@ -162,7 +162,7 @@ def test_a_strategy_without_a_source_file_is_refused_at_another_size(tmp_path):
 
     gone = tmp_path / "gone.py"
     gone.write_text("from tractor_sim.strategy import strategy\n"
-                    "@strategy('follow', 'gone_follow')\n"
+                    "@strategy('follow', 'gone_follow', description='a test plug-in whose file is deleted')\n"
                     "def gone_follow(view, params, rng, scratch, out):\n    return 0\n")
     S.load_module(str(gone))
     gone.unlink()  # as a strategy defined at the prompt: nothing to copy for another size
