@@ -165,8 +165,10 @@ def _view(V, hand, rank, cur, opts, seat=0):
     if cur is None:
         m[V.M_DECL_SEAT] = -1
     else:
-        m[V.M_DECL_SEAT], m[V.M_DECL_COUNT], m[V.M_DECL_CARD] = cur
+        m[V.M_DECL_SEAT], m[V.M_DECL_CARD] = cur[0], cur[2]
         m[V.M_DECL_KIND] = kind_of(cur[1], cur[2])
+        m[V.M_NDECL] = 1  # one declaration: its count is the first declaration row's (standing_count)
+        v[V.V_DECL_COUNT, 0] = cur[1]
     enc = encoded(opts)
     v[V.V_RULES, :len(enc)] = enc
     return v

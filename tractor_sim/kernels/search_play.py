@@ -40,7 +40,7 @@ from tractor_sim.kernels.sampler import new_work as new_sampler_work
 from tractor_sim.kernels.size import CARDS, TEAMS, team_of
 from tractor_sim.kernels.state import ANSWER, NO_SEAT, RESULT, S_TRICK, STATE_SIZE
 from tractor_sim.kernels.unowned import borrowed
-from tractor_sim.kernels.view import BID, DECLARE, DISCARD, FOLLOW, LEAD
+from tractor_sim.kernels.view import BID, CALL, DECLARE, DISCARD, FOLLOW, LEAD
 from tractor_sim.rules import DECLARING_AUCTION, R_DECLARING
 
 # What a chunk counts (``counters``).
@@ -231,11 +231,14 @@ def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, cou
             n = fns[base + DECLARE](v, p, r, m, answer)
         elif decision == DISCARD:
             n = fns[base + DISCARD](v, p, r, m, answer)
+        elif decision == CALL:
+            n = fns[base + CALL](v, p, r, m, answer)
         else:
             n = fns[base + BID](v, p, r, m, answer)
         if settings[team, SS_ON] != 0 and (decision == LEAD or decision == FOLLOW):
             roll_fns = (fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD], fns[base + FOLLOW], fns[base + BID],
-                        fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD], fns[base + FOLLOW], fns[base + BID])
+                        fns[base + CALL], fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD],
+                        fns[base + FOLLOW], fns[base + BID], fns[base + CALL])
             if search_step(st, ws, rules, roll_params[team], roll_fns, seat, decision, settings[team], work, counters,
                            records, deal_id) != ERR_NONE:
                 err[E_CODE] = ERR_NO_WORLD
