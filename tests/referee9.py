@@ -488,6 +488,7 @@ class LogReferee9:
                 R(f"trick {t}: illegal lead: {e}", ev)
             n["leads"] += 1
             n[f"lead {info['kind']}"] += 1
+            n.update(f"led {name}" for name in r9.unit_names(info))
             ev = nxt()
             if info["kind"] == "throw":
                 n["throws"] += 1

@@ -278,8 +278,10 @@ class FriendsReferee:
             except ValueError as e:
                 R(f"trick {t}: illegal lead [{names(lead)}]: {e}", ev)
             n[f"lead {info['kind']}"] += 1
+            n.update(f"led {name}" for name in r9.unit_names(info))
             ev = nxt()
             if info["kind"] == "throw":
+                n["throws"] += 1
                 res = r9.check_throw(lead, [cards_of(h) for h in hands], leader, team.members, trump, rules)
                 if res["ok"] == (ev[0] == LOG_FAILED_THROW):
                     R(f"trick {t}: the throw [{names(lead)}] {'stands' if res['ok'] else 'fails'} by the "

@@ -282,6 +282,16 @@ def decompose(cards, trump, rules=None):
     return tractors + tuples + singles
 
 
+TUPLE_NAMES = {1: "single", 2: "pair", 3: "triple", 4: "quadruple"}
+
+
+def unit_names(info):
+    """The led units of a classified play by name (``pair``, ``triple``, ``tractor of triples`` ...):
+    what the legality runs count."""
+    return [f"tractor of {TUPLE_NAMES[u['size']]}s" if u["type"] == "tractor" else TUPLE_NAMES[u["size"]]
+            for u in info["units"]]
+
+
 def classify(cards, trump, rules=None):
     """``kind``: single, tuple, tractor (one unit) or throw (several units)."""
     suit = suit_of_set(list(cards), trump, rules)

@@ -26,6 +26,11 @@ import numba
 import numpy as np
 import pytest
 
+try:
+    from tests.sized_params import sized
+except ImportError:  # tests/ on sys.path instead of the project root
+    from sized_params import sized
+
 from tractor_sim import chain, sizes, stats
 from tractor_sim.cards import BJ, RJ
 from tractor_sim.rules import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE, Rules
@@ -343,7 +348,7 @@ def _referee_draw(K, game, log, asks, rank, round1, opts, st):
     return decls, redeal
 
 
-@pytest.mark.parametrize("decks", (3, 4))
+@pytest.mark.parametrize("decks", sized((3, 4), {3}))
 def test_whole_draws_with_tuples(decks):
     """Draws at 6/3 and 8/4 by the phases and the built-in declare strategies, refereed by reference9;
     declarations of 3 and 4 cards and joker triples occur."""
@@ -443,20 +448,20 @@ def test_the_auction_at_six_players_three_decks():
     assert checked == 18
 
 
-def test_the_auction_at_six_players_two_decks_whole_deals():
-    """Whole deals and matches with the auction at 6/2 (a playable size) by the engine."""
+def test_the_auction_at_six_players_three_decks_whole_deals():
+    """Whole deals and matches with the auction at 6/3 by the engine (bids up to the 300 points)."""
     from tractor_sim import engine as E
     from tractor_sim.kernels import match as M
 
     for mode in ("fixed", "match"):
         spec = E.plan_chunks([("basic", "random")], n=40 if mode == "fixed" else 4, seed=3, mode=mode,
-                             rules={"declaring": "auction"}, game={"players": 6, "decks": 2}, chunk_size=200)[0]
+                             rules={"declaring": "auction"}, game={"players": 6, "decks": 3}, chunk_size=200)[0]
         res = E.run_chunk(spec, log_id=M.LOG_ALL)
         d = res.deals
         assert len(d) > 0
         assert set(np.unique(d["trump_source"])) == {4}  # named by the starter
         assert (d["bid0"] >= 0).all() and (d["bid1"] >= 0).all()
-        assert (d["bid0"] <= 200).all() and (d["bid1"] <= 200).all()
+        assert (d["bid0"] <= 300).all() and (d["bid1"] <= 300).all()
         won_bid = np.where(d["bid0"] >= d["bid1"], 0, 1)
         mine = d["dealer"] % 2
         expect = np.where(d["bid0"] == d["bid1"], mine, won_bid)

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 from tests import reference9 as r9
 from tests.referee_friends import FriendsReferee, install_test_strategies
+from tests.sized_params import sized
 from tractor_sim import engine as E
 from tractor_sim import sizes
 from tractor_sim.cli import main
@@ -54,7 +55,7 @@ def judge(n, matchups, *, mode="fixed", count, seed, rules=None, levels=(0, 0), 
 
 # ---------------------------------------------------------------- whole deals against the reference
 
-@pytest.mark.parametrize("n", PLAYERS)
+@pytest.mark.parametrize("n", sized(PLAYERS))
 def test_friends_deals_follow_the_reference(n):
     """Hundreds of deals per size (fixed levels), every event and record recomputed by the reference."""
     c = judge(n, [("expert", "random"), (RASH, "basic")], count=150, seed=n)
@@ -65,13 +66,13 @@ def test_friends_deals_follow_the_reference(n):
     assert c["landlord alone"] > 0 or n == 4
 
 
-@pytest.mark.parametrize("n", PLAYERS)
+@pytest.mark.parametrize("n", sized(PLAYERS))
 def test_friends_matches_follow_the_reference_and_end_past_the_ace(n):
     c = judge(n, [("expert", "basic"), (RASH, "random")], mode="match", count=2, seed=10 + n)
     assert c["matches"] == 8 and c["deals"] > 8
 
 
-@pytest.mark.parametrize("n", (5, 6, 8))
+@pytest.mark.parametrize("n", sized((5, 6, 8)))
 def test_friends_variants_follow_the_reference(n):
     """throw_check = opponents_only with the sides of the moment (9.5), must_defend per player, the
     reach-the-Ace end, the kitty's power-of-two multiplier; fixed levels at K for must_defend."""
@@ -248,38 +249,38 @@ def test_the_tractor_game_never_calls():
 
 
 def test_records_and_matches_have_a_column_per_player():
-    spec = E.plan_chunks([("expert", "basic")], mode="match", n=2, seed=3, game=game(7), chunk_size=2)[0]
-    package(7)
+    spec = E.plan_chunks([("expert", "basic")], mode="match", n=2, seed=3, game=game(5), chunk_size=2)[0]
+    package(5)
     res = E.run_chunk(spec)
     d, m = res.deals, res.matches
-    assert {f"level{s}_{w}" for s in range(7) for w in ("before", "after")} <= set(d.dtype.names)
-    assert {"call0_card", "call1_copy", "in_team6", "joined6", "team", "landlord_won", "next_starter"} <= set(
+    assert {f"level{s}_{w}" for s in range(5) for w in ("before", "after")} <= set(d.dtype.names)
+    assert {"call0_card", "call1_copy", "in_team4", "joined4", "team", "landlord_won", "next_starter"} <= set(
         d.dtype.names)
     assert "level0_before" in d.dtype.names and "bid0" not in d.dtype.names
-    assert m.dtype.names == ("match_id", "winners", "deals") + tuple(f"level{s}_final" for s in range(7))
+    assert m.dtype.names == ("match_id", "winners", "deals") + tuple(f"level{s}_final" for s in range(5))
     for rec in m:
         assert rec["winners"] > 0
-        assert all((int(rec[f"level{s}_final"]) >= 13) == bool(rec["winners"] >> s & 1) for s in range(7))
+        assert all((int(rec[f"level{s}_final"]) >= 13) == bool(rec["winners"] >> s & 1) for s in range(5))
 
 
 def test_replay_of_a_friends_deal(tmp_path):
-    package(6)
-    spec = E.plan_chunks([("expert", "basic")], n=4, seed=5, game=game(6), chunk_size=4)[0]
+    package(5)
+    spec = E.plan_chunks([("expert", "basic")], n=4, seed=5, game=game(5), chunk_size=4)[0]
     played = E.run_chunk(spec).deals
     command = E.replay_command(spec, 2)
-    assert "--players 6 --decks 2 --teams friends" in command
+    assert "--players 5 --decks 2 --teams friends" in command
     args = command.split()[1:]
     r = CliRunner().invoke(main, args + ["--format", "json"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     data = json.loads(r.output)
-    assert data["game"] == game(6)
+    assert data["game"] == game(5)
     row = played[played["deal_id"] == 2][0]
     assert data["result"] == {name: int(row[name]) for name in played.dtype.names}
-    assert len(data["calls"]) == 2 and all({"card", "copy"} <= set(c) for c in data["calls"])
-    assert len(data["levels"]) == 6
+    assert len(data["calls"]) == 1 and all({"card", "copy"} <= set(c) for c in data["calls"])
+    assert len(data["levels"]) == 5
     text = CliRunner().invoke(main, args, catch_exceptions=False).output
     assert "Calls: the " in text and "Landlord's team: seats " in text and "next landlord seat" in text
-    assert ("joins the landlord" in text) == any(row[f"joined{s}"] >= 0 for s in range(6))
+    assert ("joins the landlord" in text) == any(row[f"joined{s}"] >= 0 for s in range(5))
 
 
 FRIENDS_EXP = """

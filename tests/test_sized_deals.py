@@ -41,6 +41,11 @@ import numpy as np
 import pytest
 
 try:
+    from tests.sized_params import sized
+except ImportError:  # tests/ on sys.path instead of the project root
+    from sized_params import sized
+
+try:
     from numba.core.errors import NumbaExperimentalFeatureWarning
 
     warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
@@ -231,7 +236,7 @@ def test_documented_constants():
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[_case_id(i) for i in range(len(CASES))])
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("size", sized(SIZES))
 def test_every_sized_deal_is_judged_by_reference9(size, i):
     _xfail_if_known(size, i)
     done, n, _ = judged_case(size, i)
@@ -241,7 +246,7 @@ def test_every_sized_deal_is_judged_by_reference9(size, i):
         assert n["matches"] == count
 
 
-@pytest.mark.parametrize("size", SIZES[:3], ids=SIZE_IDS[:3])
+@pytest.mark.parametrize("size", sized(SIZES[:3]))
 def test_the_interesting_cases_occur(size):
     """Over the cases of a size: throws that stand and throws that fail (penalties of both signs),
     declarations and overrides (a pair over a pair), joker-pair trumps, redeals, kitty flips, the

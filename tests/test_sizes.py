@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests import reference9 as r9
+from tests.sized_params import sized
 from tractor_sim import engine as E
 from tractor_sim import experiment as X
 from tractor_sim import sizes
@@ -59,7 +60,7 @@ def test_bad_sizes_are_named(table, words):
         assert w in str(e.value)
 
 
-@pytest.mark.parametrize("table", sizes.TABLES)
+@pytest.mark.parametrize("table", sized(sizes.TABLES, {"four_two_tractor", "six_three_tractor", "five_two_friends"}))
 def test_every_named_table_plays(table):
     """Every table of section 9 plays whole deals (their rules, play by play: tests/test_sized_deals.py,
     tests/test_tuples.py, tests/test_friends.py)."""
@@ -97,23 +98,23 @@ def _records(game, chunk_size, mode="fixed", n=60):
     return deals, matches
 
 
-@pytest.mark.parametrize("players", [6, 8])
-def test_sized_deals_do_not_depend_on_the_chunking(players):
-    game = {"players": players, "decks": 2}
+@pytest.mark.parametrize("game", [{"players": 6, "decks": 3}, {"players": 5, "teams": "friends"}],
+                         ids=["6p3d", "5p2d-friends"])
+def test_sized_deals_do_not_depend_on_the_chunking(game):
+    players, size = game["players"], GameSize.of(game)
     a, _ = _records(game, 60)
     b, _ = _records(game, 7)
     assert a.equals(b)
     assert [f"tricks{s}" for s in range(players)] == [c for c in a.columns if c.startswith("tricks")]
     tricks = a[[f"tricks{s}" for s in range(players)]].to_numpy()
-    hand = GameSize(players, 2).hand
-    assert (tricks.sum(axis=1) >= 1).all() and (tricks.sum(axis=1) <= hand).all()
+    assert (tricks.sum(axis=1) >= 1).all() and (tricks.sum(axis=1) <= size.hand).all()
     assert set(a["starter"]) <= set(range(players)) and a["starter"].nunique() > 2
-    assert (a["trick_points"] + 0 <= 200).all()
+    assert (a["trick_points"] + 0 <= 100 * size.decks).all()
 
 
 def test_sized_matches_and_simulate():
     deals, matches = simulate([("basic", "random")], mode="match", n=4, seed=3, chunk_size=2,
-                              game={"players": 6, "decks": 2})
+                              game={"players": 6, "decks": 3})
     assert len(matches) == 8 and set(matches["winner"]) <= {0, 1}
     last = deals.groupby(["half", "match_id"]).tail(1)
     assert ((last[["level0_after", "level1_after"]].max(axis=1)) >= 12).all()  # a match ends past the Ace
@@ -149,9 +150,9 @@ def test_a_plugin_plays_at_another_size_compiled_for_it(tmp_path):
     plugin = tmp_path / "mine.py"
     plugin.write_text(GRAB_POINTS)
     deals, _ = simulate([("grabber_sized", "basic")], n=40, seed=2, modules=(str(plugin),),
-                        game={"players": 6, "decks": 2})
+                        game={"players": 6, "decks": 3})
     assert len(deals) == 80
-    pkg = sizes.kernels_for(GameSize(6, 2))
+    pkg = sizes.kernels_for(GameSize(6, 3))
     copies = [m for name, m in sys.modules.items() if name.startswith(pkg.__name__ + ".plugin_") and "mine" in name]
     assert copies and copies[0].partner_of(4) == 0  # seat 4's partner at six seats (4 + 2) % 6
     assert pkg.registry.STRATEGIES[("follow", "grab_points_sized")].targetoptions.get("boundscheck")
@@ -167,7 +168,7 @@ def test_a_strategy_without_a_source_file_is_refused_at_another_size(tmp_path):
     S.load_module(str(gone))
     gone.unlink()  # as a strategy defined at the prompt: nothing to copy for another size
     spec = E.plan_chunks([({"policy": "basic", "follow": "gone_follow"}, "random")], n=4, seed=1,
-                         game={"players": 6, "decks": 2})[0]
+                         game={"players": 6, "decks": 3})[0]
     with pytest.raises(S.StrategyError) as e:
         E.run_chunk(spec)
     assert "gone_follow" in str(e.value) and "no source file" in str(e.value)
@@ -180,7 +181,7 @@ count = 40
 chunk_size = 20
 [game]
 players = 6
-decks = 2
+decks = 3
 [[matchup]]
 a = "expert"
 b = "basic"
@@ -191,13 +192,13 @@ def test_an_experiment_with_a_game_table_runs_resumes_and_reports(tmp_path):
     f = tmp_path / "six.toml"
     f.write_text(SIX)
     exp = X.load(f)
-    assert exp.game == GameSize(6, 2) and exp.to_dict()["game"] == {"players": 6, "decks": 2, "teams": "tractor"}
+    assert exp.game == GameSize(6, 3) and exp.to_dict()["game"] == {"players": 6, "decks": 3, "teams": "tractor"}
     assert "game" not in X.from_dict({"matchup": [{"a": "basic", "b": "random"}]}).to_dict()  # 4/2 as before
     out = tmp_path / "run"
     r = CliRunner().invoke(main, ["run", str(f), "--out", str(out)], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     report = (out / "report.md").read_text()
-    assert "game: 6 players, 2 decks" in report and "kitty 6, hands of 17" in report
+    assert "game: 6 players, 3 decks" in report and "kitty 6, hands of 26" in report
     again = CliRunner().invoke(main, ["run", str(f), "--out", str(out)], catch_exceptions=False)
     assert again.exit_code == 0 and "resuming: 4 of 4 chunks already done" in again.output
     f.write_text(SIX.replace("players = 6", "players = 8"))
@@ -231,18 +232,18 @@ def test_the_four_player_game_is_untouched_by_the_sizes():
 
 
 def test_replay_plays_the_same_sized_deal_and_its_command_says_the_size():
-    spec = E.plan_chunks([("expert", "basic")], n=6, seed=21, game={"players": 8, "decks": 2}, chunk_size=6)[0]
+    spec = E.plan_chunks([("expert", "basic")], n=6, seed=21, game={"players": 6, "decks": 3}, chunk_size=6)[0]
     played = E.run_chunk(spec).deals
     command = E.replay_command(spec, 4)
-    assert "--players 8 --decks 2" in command
+    assert "--players 6 --decks 3" in command
     args = command.split()[1:]
     r = CliRunner().invoke(main, args + ["--format", "json"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     import json
 
     data = json.loads(r.output)
-    assert data["game"] == {"players": 8, "decks": 2, "teams": "tractor"}
-    assert len(data["hands"]) == 8 and all(len(h) == 12 for h in data["hands"]) and len(data["kitty"]) == 12
+    assert data["game"] == {"players": 6, "decks": 3, "teams": "tractor"}
+    assert len(data["hands"]) == 6 and all(len(h) == 26 for h in data["hands"]) and len(data["kitty"]) == 6
     row = played[played["deal_id"] == 4][0]
     assert data["result"] == {name: int(row[name]) for name in played.dtype.names}
     bad = CliRunner().invoke(main, args + ["--html", "x.html"])

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import os
 import random
 import types
@@ -34,19 +35,24 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from tractor_sim import engine as E
+from tractor_sim import referee
 from tractor_sim import sizes
 from tractor_sim import strategy as S
-from tractor_sim.cards import parse_cards
+from tractor_sim.cards import RANKS, card_str, parse_cards
+from tractor_sim.cli import main
 from tractor_sim.rules import Rules
 
 try:
     from tests import reference9 as r9
     from tests import reference_deal as RD
+    from tests.sized_params import sized
 except ImportError:  # tests/ on sys.path instead of the project root
     import reference9 as r9
     import reference_deal as RD
+    from sized_params import sized
 
 try:
     from tests import referee9 as RF
@@ -253,7 +259,7 @@ def reference_rows(ref_units):
 # decomposition, kind, kitty multipliers (9.2, 9.7)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("size", sized(SIZES))
 def test_decomposition_kind_and_kitty_multiplier(size, n=1500):
     K = kernels(size)
     decks = size[1]
@@ -389,7 +395,7 @@ def follow_situation(rng, size, tab):
     return e, lead, hand
 
 
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("size", sized(SIZES))
 def test_follow_legality(size, n=700, plays=6):
     K = kernels(size)
     rng = random.Random(9300 + size[0] * 10 + size[1])
@@ -415,7 +421,7 @@ def test_follow_legality(size, n=700, plays=6):
 # the throw check (9.5)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("size", sized(SIZES))
 def test_throw_check(size, n=800):
     K = kernels(size)
     C_ = K.combos
@@ -488,7 +494,7 @@ def competing_play(rng, pool, tab, lead_units, n, e, decks):
     return play
 
 
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("size", sized(SIZES))
 def test_trick_winner(size, n=700):
     K = kernels(size)
     players, decks = size
@@ -512,6 +518,115 @@ def test_trick_winner(size, n=700):
         assert got == want, (tab.trump, plays, leader)
         winners[(len(units) > 1, want != leader)] += 1
     assert winners[(False, True)] > n // 10 and winners[(True, True)] > 0 and winners[(True, False)] > 0, winners
+
+
+# ---------------------------------------------------------------------------
+# the public referee (``tractor-sim judge``) at the size
+
+
+def _trump_json(tab):
+    rank, suit = tab.trump
+    return {"rank": RANKS[rank], "suit": None if suit == 4 else "SHDC"[suit]}
+
+
+def _strings(cards):
+    return [card_str(c) for c in cards]
+
+
+def _reference_kind(info):
+    """reference9's kind as the referee names it (a one-tuple lead by its size)."""
+    return r9.unit_names(info)[0] if info["kind"] == "tuple" else info["kind"]
+
+
+@pytest.mark.parametrize("size", sized(SIZES))
+def test_the_referee_judges_whole_tricks_at_the_size(size, n=250):
+    """referee.trick with ``game`` (what ``tractor-sim judge`` runs) on random whole tricks with the
+    hands of every seat, against reference9: the lead's kind and units, the throw check (who blocks,
+    the forced part, the penalty), each follow's legality after a failed throw, the winner."""
+    players, decks = size
+    game = {"players": players, "decks": decks}
+    rng = random.Random(9700 + players * 10 + decks)
+    seen = Counter()
+    for _ in range(n):
+        tab = random_table(rng)
+        pool = pool_of(decks)
+        e = led_suit(rng, tab, pool, decks)
+        lead = random_lead(rng, pool, tab, e, decks)
+        if rng.random() < 0.5:
+            lead += random_lead(rng, pool, tab, e, decks)
+        leader = rng.randrange(players)
+        hands = [[] for _ in range(players)]
+        hands[leader] = list(lead)
+        for k in range(1, players):
+            hands[(leader + k) % players] = random_hand(rng, pool, tab, e, decks, rng.randint(len(lead), len(lead) + 8))
+        if min(len(h) for h in hands) < len(lead):  # the pool ran short
+            continue
+        rules = tab.rules_with(throw_check=rng.choice(("all_others", "opponents_only")),
+                               throw_forced_part=rng.choice(("fewest_then_lowest", "lowest", "highest")),
+                               follow_tractor=rng.choice(FOLLOW_MODES))
+        team = rng.randrange(2)
+        declarers = [s for s in range(players) if s % 2 == team]
+        info = r9.classify(lead, tab.trump, rules)
+        played = lead
+        want_throw = None
+        if info["kind"] == "throw":
+            want_throw = r9.check_throw(lead, hands, leader, set(declarers), tab.trump, rules)
+            if not want_throw["ok"]:
+                played = sorted(want_throw["forced"])
+        follows = [random_play(rng, hands[(leader + k) % players], len(played), tab, e) for k in range(1, players)]
+        got = referee.trick([_strings(lead)] + [_strings(f) for f in follows], _trump_json(tab),
+                            hands=[_strings(h) for h in hands], leader=leader, declarers=declarers, rules=rules,
+                            game=game, explain=True)
+        where = (size, tab.trump, rules, lead, hands, follows)
+        if want_throw is not None:
+            assert got["throw"]["ok"] == want_throw["ok"], where
+            if not want_throw["ok"]:
+                assert (got["throw"]["blocked_by"], got["throw"]["penalty"]) == (
+                    want_throw["blocked_by"], want_throw["penalty"]), where
+                assert sorted(parse_cards(got["throw"]["forced"])) == sorted(want_throw["forced"]), where
+            seen[("throw", want_throw["ok"])] += 1
+        want_kind = _reference_kind(r9.classify(played, tab.trump, rules))
+        assert got["lead"]["kind"] == want_kind, where
+        assert sorted(parse_cards(sum(got["lead"]["units"], []))) == sorted(played), where
+        for k, f in enumerate(follows, 1):
+            legal = r9.legal_follow(hands[(leader + k) % players], played, f, tab.trump, rules)
+            assert got["legal"][k] == legal, (where, k)
+            seen[("follow", legal)] += 1
+        assert got["winner"] == r9.trick_winner([played] + follows, leader, players, tab.trump, rules), where
+        assert len(got["explain"]) == players + (want_throw is not None and not want_throw["ok"])
+        seen[want_kind] += 1
+    assert seen[("throw", True)] and seen[("throw", False)] and seen["triple"] and seen["tractor"], seen
+    assert seen[("follow", True)] > n and seen[("follow", False)] > n // 5, seen
+
+
+def test_judge_reads_the_game_size_from_the_json():
+    """``tractor-sim judge`` with players/decks: a triple led at 6/3, answered by a triple, a pair and a
+    single, and errors that name the field."""
+    trick = {"players": 6, "decks": 3, "trump": {"rank": "2", "suit": "H"}, "leader": 1,
+             "hands": [["3C", "3C", "8D"], ["AS", "AS", "AS"], ["KS", "KS", "KS"], ["QS", "QS", "4D"],
+                       ["5S", "6C", "7C"], ["2H", "2H", "2H"]],
+             "plays": [["AS", "AS", "AS"], ["KS", "KS", "KS"], ["QS", "QS", "4D"], ["5S", "6C", "7C"],
+                       ["2H", "2H", "2H"], ["3C", "3C", "8D"]]}
+    bad_len = dict(trick, plays=trick["plays"][:5] + [["3C", "3C"]])
+    r = CliRunner().invoke(main, ["judge", "-", "--explain"], input=json.dumps(trick))
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["lead"] == {"kind": "triple", "units": [["AS", "AS", "AS"]]}
+    assert out["legal"] == [True] * 6 and out["winner"] == 5 and out["points"] == 35
+    assert "seat 5 wins: ruffs with trumps" in out["explain"][-1]
+    assert "6 card lists" in CliRunner().invoke(main, ["judge", "-"], input=json.dumps(
+        dict(trick, hands=trick["hands"][:4]))).output
+    for data, words in [
+        (dict(trick, players=7), "even number of players"),
+        (dict(trick, decks=2), "plays[0]: card AS appears more than 2 times"),
+        (dict(trick, declarers=[0, 1]), "declarers: expected [0, 2, 4] or [1, 3, 5]"),
+        (dict(trick, leader=6), "leader: expected a seat 0..5"),
+        (dict(trick, plays=[["AS", "AS"], ["AS", "AS"]]), "played 4 times in one trick; the 3 decks hold it 3 times"),
+        (dict(trick, teams="friends", declarers=[0, 1, 2, 3]), "1 to 3 distinct seats"),
+        (bad_len, "seat 0: illegal"),
+    ]:
+        r = CliRunner().invoke(main, ["judge", "-", "--explain"], input=json.dumps(data))
+        assert words in r.output and "Traceback" not in r.output, (data, r.output)
 
 
 # ---------------------------------------------------------------------------
@@ -559,7 +674,7 @@ def follow_view(size, tab, leader, seat, plays, hand, rules):
     return v
 
 
-@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+@pytest.mark.parametrize("size", sized(SIZES))
 def test_follow_strategies_play_legally(size, n=300):
     """Every built-in follow strategy, in random situations (a lead, maybe other plays, my hand),
     under every follow_tractor: a play the reference finds legal."""
@@ -738,7 +853,7 @@ DEAL_CASES = [  # (policies, mode, count, rules)
 DEAL_SIZES = [(6, 3), (8, 4), (4, 3), (4, 4)]
 
 
-@pytest.mark.parametrize("size", DEAL_SIZES, ids=[f"{p}p{d}d" for p, d in DEAL_SIZES])
+@pytest.mark.parametrize("size", sized(DEAL_SIZES, {(6, 3)}))
 def test_whole_deals(size, factor=1):
     """Deals of every case played without an illegal play (and judged by referee9 when present);
     triples, quadruples (4 decks), tuple and tractor leads, throws and failed throws occur.  A

@@ -119,6 +119,9 @@ def judge(file, explain, record_file, index, trick_no):
     Input: {"trump": {"rank": "2", "suit": "H"}, "rules": {...}, "leader": 0,
             "declarers": [0, 2], "hands": [4 card lists, optional],
             "plays": [card lists in playing order]}
+    Other game sizes (RULES.md section 9): "players": 6, "decks": 3,
+    "teams": "tractor" or "friends" (then "declarers" are the landlord's
+    side so far, e.g. [2]); hands and plays follow the size.
     Examples:
       echo '{"trump": {"rank": "2", "suit": "H"},
              "plays": [["AS"], ["3S"], ["BJ"], ["KS"]]}' | tractor-sim judge - --explain
