@@ -22,6 +22,7 @@ from tests import reference9 as r9
 from tests.referee_friends import FriendsReferee, install_test_strategies
 from tests.sized_params import sized
 from tractor_sim import engine as E
+from tractor_sim import referee
 from tractor_sim import sizes
 from tractor_sim.cli import main
 from tractor_sim.kernels import match as M4
@@ -309,3 +310,42 @@ def test_a_friends_experiment_runs_and_reports_per_player(tmp_path, mode):
     assert "5 players, 2 decks (Finding Friends" in report
     assert "levels per player and deal" in report
     assert "expert" in report and "basic" in report
+    check_records_of_the_run(out, mode, "0-3" if mode == "fixed" else "0,1,1000")
+
+
+def check_records_of_the_run(out, mode, deals):
+    """Deal records of a Finding Friends run: exported and valid by the schema, played again
+    identically, their tricks judged by ``judge --record`` with the sides of the moment; the
+    viewer and the step API refuse them by name."""
+    from tractor_sim import record as REC
+
+    path = out / "deals.jsonl"
+    r = CliRunner().invoke(main, ["export", str(out), "--deals", deals, "--out", str(path)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    recs = REC.read(path)
+    assert recs and all(rec["game"] == game(5) and len(rec["hands"]) == 5 and len(rec["levels"]) == 5
+                        and len(rec["calls"]) == 1 for rec in recs)
+    joined = 0
+    for i, rec in enumerate(recs):
+        assert not REC.differences(rec, REC.replay_again(rec)), i
+        for t in range(1, len(rec["tricks"]) + 1):
+            data = REC.trick_input(rec, t)
+            joined += len(data["declarers"]) > 1
+            out_ = referee.trick(**referee.check_json(data))
+            tr = rec["tricks"][t - 1]
+            assert out_["winner"] == tr["winner"] and out_["points"] == tr["points"] and all(out_["legal"]), (i, t)
+            assert ("throw" in out_ and not out_["throw"]["ok"]) == ("failed_throw" in tr)
+    assert joined > 0
+    v = CliRunner().invoke(main, ["replay", "--record", str(path), "--index", "0", "--verify"])
+    assert v.exit_code == 0 and "verified" in v.output, v.output
+    j = CliRunner().invoke(main, ["judge", "--record", str(path), "--index", "0", "--trick", "3"])
+    assert j.exit_code == 0 and json.loads(j.output)["winner"] == recs[0]["tricks"][2]["winner"], j.output
+    h = CliRunner().invoke(main, ["replay", "--record", str(path), "--html", str(out / "x.html")])
+    assert h.exit_code != 0 and "viewer shows games of 4 players" in h.output and "Traceback" not in h.output
+    from tractor_sim.game import State
+
+    with pytest.raises(ValueError, match="5 players with 2 decks; the step API plays the 4-player"):
+        State.from_record(recs[0])
+    bad = dict(recs[0], hands=recs[0]["hands"][:4])
+    with pytest.raises(REC.RecordError, match="hands"):
+        REC.validate(bad)

@@ -204,6 +204,48 @@ def test_an_experiment_with_a_game_table_runs_resumes_and_reports(tmp_path):
     f.write_text(SIX.replace("players = 6", "players = 8"))
     changed = CliRunner().invoke(main, ["run", str(f), "--out", str(out)])
     assert changed.exit_code != 0 and "game" in changed.output and "Traceback" not in changed.output
+    check_sized_records(out)
+
+
+def check_sized_records(out):
+    """The run's deals as deal records: valid by the schema at 6/3 (declarations with their count),
+    played again identically, every trick judged by the referee at the size as the kernels played it."""
+    from tractor_sim import record as REC
+    from tractor_sim import referee
+
+    path = out / "deals.jsonl"
+    r = CliRunner().invoke(main, ["export", str(out), "--deals", "0-4", "--out", str(path)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    recs = REC.read(path)
+    assert len(recs) == 10 and all(len(rec["hands"]) == 6 and len(rec["hands"][0]) == 26 for rec in recs)
+    assert all(1 <= d["count"] <= 3 for rec in recs for d in rec["declarations"])
+    shapes = set()
+    for i, rec in enumerate(recs):
+        assert not REC.differences(rec, REC.replay_again(rec)), i
+        for t, tr in enumerate(rec["tricks"], 1):
+            got = referee.trick(**referee.check_json(REC.trick_input(rec, t)))
+            assert (got["winner"], got["points"]) == (tr["winner"], tr["points"]) and all(got["legal"]), (i, t)
+            shapes.add(got["lead"]["kind"])
+    assert {"single", "pair"} <= shapes
+    bad = dict(recs[0], kitty=recs[0]["kitty"][:5])
+    with pytest.raises(REC.RecordError, match="kitty"):
+        REC.validate(bad)
+
+
+def test_the_record_schema_has_every_playable_size():
+    """The schema's per-size counts (its allOf) are tractor_sim.sizes' for every playable size."""
+    from tractor_sim import record as REC
+
+    blocks = {}
+    for b in REC.schema()["allOf"][1:]:
+        g = b["if"]["properties"]["game"]["properties"]
+        blocks[GameSize(g["players"]["const"], g["decks"]["const"], g["teams"]["const"])] = b["then"]["properties"]
+    assert set(blocks) == set(sizes.PLAYABLE) - {sizes.STANDARD}
+    for size, p in blocks.items():
+        assert p["hands"] == {"minItems": size.players, "maxItems": size.players,
+                              "items": {"minItems": size.hand, "maxItems": size.hand}}
+        assert p["kitty"]["minItems"] == p["kitty"]["maxItems"] == size.kitty == p["buried"]["maxItems"]
+        assert p["levels"]["maxItems"] == (size.players if size.teams == "friends" else 2)
 
 
 @pytest.mark.parametrize("body,words", [

@@ -408,6 +408,8 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
             data = REC.load(record_file, index)
         except ValueError as e:
             _fail(str(e))
+        if html_out and "game" in data:
+            _fail(VIEWER_SIZE)
         if verify:
             _load_strategies(data.get("strategy_modules", ()))
             diff = REC.differences(data, REC.replay_again(data))
@@ -420,7 +422,7 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         policies = tuple(_policy_option(p, o) for p, o in ((policy_a, "--a"), (policy_b, "--b")))
         game = _game_option(players, decks, teams)
         if html_out and not game.standard:
-            _fail("--html: the viewer shows games of 4 players and 2 decks; use --format text or json")
+            _fail(VIEWER_SIZE)
         with interruptible():
             data = R.replay(seed=seed, deal_id=deal_id, policies=policies, mode=mode, levels=lv,
                             declaring_team=declaring_team, rules=rules, modules=modules, game=game)
@@ -435,6 +437,9 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         except OSError as e:
             _fail(f"--html: cannot write {html_out}: {e.strerror or e}")
         click.echo(f"viewer: {html_out}", err=True)
+
+
+VIEWER_SIZE = "--html: the viewer shows games of 4 players and 2 decks; use --format text or json"
 
 
 def _game_option(players, decks, teams="tractor"):

@@ -127,6 +127,9 @@ class State:
         from tractor_sim.kernels.match import MAX_DEALS_PER_MATCH
         from tractor_sim.record import actions
 
+        if "game" in rec:
+            raise ValueError(f"record deal {rec['deal_id']}: a game of {rec['game']['players']} players with "
+                             f"{rec['game']['decks']} decks; the step API plays the 4-player 2-deck game")
         rules = as_rules(rec["rules"])
         auction = rules.encode()[R_DECLARING] == DECLARING_AUCTION
         deal_id, key, in_match, round1, starter = rec["deal_id"], rec["deal_id"], 0, False, None

@@ -153,7 +153,7 @@ def export_rows(run_dir, manifest, rows):
         pols = (m["a"], m["b"]) if half == 0 else (m["b"], m["a"])
         rec = replay(seed=int(exp["seed"]), deal_id=deal_id, policies=pols, mode=exp["mode"],
                      levels=tuple(exp.get("levels", (0, 0))), declaring_team=exp.get("declaring_team", 0),
-                     rules=exp.get("rules"), modules=tuple(exp.get("strategy_modules", ())))
+                     rules=exp.get("rules"), modules=tuple(exp.get("strategy_modules", ())), game=exp.get("game"))
         rec["source"] = {"run": str(run_dir), "matchup": m["name"], "half": half}
         for col, value in rec["result"].items():
             if col in stored.index and int(stored[col]) != value:
@@ -165,8 +165,10 @@ def export_rows(run_dir, manifest, rows):
 
 
 def trick_input(rec: dict, number: int) -> dict:
-    """The referee's input (``judge``) for trick ``number`` (1-based) of a record: the four hands
-    before the trick, and the plays (a failed throw as attempted, so the referee re-judges it)."""
+    """The referee's input (``judge``) for trick ``number`` (1-based) of a record: every hand
+    before the trick, and the plays (a failed throw as attempted, so the referee re-judges it); at
+    another game size its players, decks and teams, and in Finding Friends the landlord's side of
+    the moment (the landlord and who joined in the tricks before)."""
     from collections import Counter
 
     tricks = rec["tricks"]
@@ -182,10 +184,16 @@ def trick_input(rec: dict, number: int) -> dict:
     plays = [p["cards"] for p in tr["plays"]]
     if "failed_throw" in tr:
         plays[0] = tr["failed_throw"]["attempted"]
-    team = rec["declaring_team"]
-    return {"trump": {"rank": rec["trump"]["rank"], "suit": rec["trump"]["suit"]}, "rules": rec["rules"],
-            "leader": tr["leader"], "declarers": [team, team + 2],
-            "hands": [sorted(h.elements()) for h in hands], "plays": plays}
+    game = rec.get("game", {"players": 4, "decks": 2, "teams": "tractor"})
+    if game["teams"] == "friends":
+        declarers = [rec["starter"]] + [j["seat"] for t in tricks[: number - 1] for j in t.get("joins", ())
+                                        if j["joined"]]
+    else:
+        declarers = list(range(rec["declaring_team"], game["players"], 2))
+    out = {"trump": {"rank": rec["trump"]["rank"], "suit": rec["trump"]["suit"]}, "rules": rec["rules"],
+           "leader": tr["leader"], "declarers": declarers,
+           "hands": [sorted(h.elements()) for h in hands], "plays": plays}
+    return out if "game" not in rec else {**out, **game}
 
 
 def actions(rec: dict) -> list[dict]:
@@ -215,9 +223,13 @@ def replay_again(rec: dict) -> dict:
 
     if "policy_specs" not in rec:
         raise RecordError("the record has no policy_specs: it cannot be played again")
+    levels = tuple(parse_rank(x) for x in rec["levels"])
+    friends = rec.get("game", {}).get("teams") == "friends"
+    if friends:  # a fixed-levels Finding Friends deal: everybody at one level (decisions.md)
+        levels = (levels[0], levels[0])
     return replay(seed=rec["seed"], deal_id=rec["deal_id"], policies=tuple(rec["policy_specs"]), mode=rec["mode"],
-                  levels=tuple(parse_rank(x) for x in rec["levels"]), declaring_team=rec["declaring_team"],
-                  rules=rec["rules"], modules=tuple(rec.get("strategy_modules", ())))
+                  levels=levels, declaring_team=0 if friends else rec["declaring_team"],
+                  rules=rec["rules"], modules=tuple(rec.get("strategy_modules", ())), game=rec.get("game"))
 
 
 def differences(a: dict, b: dict) -> list[str]:

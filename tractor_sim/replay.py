@@ -27,7 +27,7 @@ def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", l
            declaring_team=0, rules=None, modules=(), game=None) -> dict:
     """The deal record of one deal (what ``replay --format json`` prints and ``export`` writes); a
     game of another size than 4 players and 2 decks (``game``, tractor_sim.sizes) says its size
-    in the field "game" (docs/records.md's format and the viewer are the 4-player game's)."""
+    in the field "game" (docs/records.md; the viewer shows the 4-player game only)."""
     first = deal_id if mode == "fixed" else deal_id // MAX_DEALS_PER_MATCH
     rules = as_rules(rules).to_dict()
     names = tuple(_policy_name(p) for p in policies)
@@ -70,7 +70,10 @@ def _events(log, result, size=sizes.STANDARD) -> dict:
         elif kind == D.LOG_SHOW:
             out.setdefault("auction", []).append({"seat": seat, "shows": card_str(a)})
         elif kind == D.LOG_DECLARE:
-            out["declarations"].append({"seat": seat, "kind": DECL_KINDS[a], "card": card_str(b), "drawn": drawn})
+            decl = {"seat": seat, "kind": DECL_KINDS[a], "card": card_str(b), "drawn": drawn}
+            if size.decks > 2:  # how many copies it shows (decisions.md 9.8)
+                decl["count"] = int(cards[0])
+            out["declarations"].append(decl)
         elif kind == D.LOG_REDEAL:
             out["redeals"] = a + 1
             out["declarations"] = []
