@@ -255,7 +255,7 @@ def test_records_and_matches_have_a_column_per_player():
     res = E.run_chunk(spec)
     d, m = res.deals, res.matches
     assert {f"level{s}_{w}" for s in range(5) for w in ("before", "after")} <= set(d.dtype.names)
-    assert {"call0_card", "call1_copy", "in_team4", "joined4", "team", "landlord_won", "next_starter"} <= set(
+    assert {"call0_card", "call0_copy", "in_team4", "joined4", "team", "landlord_won", "next_starter"} <= set(
         d.dtype.names)
     assert "level0_before" in d.dtype.names and "bid0" not in d.dtype.names
     assert m.dtype.names == ("match_id", "winners", "deals") + tuple(f"level{s}_final" for s in range(5))

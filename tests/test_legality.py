@@ -3,8 +3,10 @@ Finding Friends, 6/3 tractor, 6/3 and 8/4 Finding Friends), every play of every 
 independent reference (tests/reference9.py through tests/referee9.py and tests/referee_friends.py).
 
 Slow only (``-m slow``): ``TRACTOR_LEGALITY_DEALS`` deals per table (default 250,000, a million in
-all); ``TRACTOR_LEGALITY_JSON`` names a file for the counters (deals, leads by kind, the units led:
-pairs, triples, quadruples, tractors of each, throws, failed throws, calls, joins ...).  The policies
+all) from deal id ``TRACTOR_LEGALITY_FIRST`` on (default 0: a run in parts takes disjoint ids, a
+part's matches from id first // 10); ``TRACTOR_LEGALITY_JSON`` names a file for the counters
+(deals, leads by kind, the units led: pairs, triples, quadruples, tractors of each, throws, failed
+throws, calls, joins ...).  The policies
 rotate over built-ins and ``rash`` (random throws, most of them failing), fixed levels and whole
 matches, the standard rules and variants, so that the rare rules occur.  The default suite plays the
 same configurations on a few hundred deals (tests/test_sized_deals.py, tests/test_friends.py).
@@ -43,8 +45,9 @@ FIXED_CHUNK, MATCH_CHUNK = 500, 20
 RESULTS: dict = {}
 
 
-def run_friends(players, decks, n_deals, seed=2026, report=print):
-    """Judge ``n_deals`` Finding Friends deals of ``players``/``decks``, chunk by chunk over FRIENDS_CONFIGS."""
+def run_friends(players, decks, n_deals, seed=2026, report=print, first_id=0):
+    """Judge ``n_deals`` Finding Friends deals of ``players``/``decks``, chunk by chunk over
+    FRIENDS_CONFIGS, from deal (or match) id ``first_id`` of each configuration on."""
     install_test_strategies([sizes.kernels_for(sizes.GameSize(players, decks, "friends"))])
     t0 = time.process_time()
     counts = Counter()
@@ -53,7 +56,7 @@ def run_friends(players, decks, n_deals, seed=2026, report=print):
     while done < n_deals:
         key = chunk % len(FRIENDS_CONFIGS)
         pols, mode, rules = FRIENDS_CONFIGS[key]
-        first = next_id.get(key, 0)
+        first = next_id.get(key, first_id if mode == "fixed" else first_id // 10)
         count = min(FIXED_CHUNK, n_deals - done) if mode == "fixed" else MATCH_CHUNK
         referee = FriendsReferee(players, decks, rules)
         specs = E.plan_chunks([pols], mode=mode, n=count, seed=seed + key, rules=rules,
@@ -89,13 +92,14 @@ def summary(counts):
 def test_a_quarter_million_deals_of_each_common_table_are_legal(table):
     players, decks, teams = table
     n = int(os.environ.get("TRACTOR_LEGALITY_DEALS", 250_000))
+    first = int(os.environ.get("TRACTOR_LEGALITY_FIRST", 0))
     say = lambda s: print(s, flush=True)  # noqa: E731
     if teams == "tractor":
-        done, counts = run_long((players, decks), n, report=say)
+        done, counts = run_long((players, decks), n, report=say, first_id=first)
     else:
-        done, counts = run_friends(players, decks, n, report=say)
+        done, counts = run_friends(players, decks, n, report=say, first_id=first)
     assert done >= n and counts["deals"] == done
-    out = summary(counts)
+    out = {"first deal id": first, **summary(counts)}
     RESULTS["/".join(map(str, table))] = out
     say(f"\n{table}: {json.dumps({k: v for k, v in out.items() if k != 'all counters'})}")
     path = os.environ.get("TRACTOR_LEGALITY_JSON")

@@ -236,7 +236,7 @@ def test_documented_constants():
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[_case_id(i) for i in range(len(CASES))])
-@pytest.mark.parametrize("size", sized(SIZES))
+@pytest.mark.parametrize("size", sized(SIZES, {(4, 2), (6, 3)}))
 def test_every_sized_deal_is_judged_by_reference9(size, i):
     _xfail_if_known(size, i)
     done, n, _ = judged_case(size, i)
@@ -275,8 +275,8 @@ def test_the_interesting_cases_occur(size):
 
 
 def test_referee_catches_broken_logs():
-    """At 6 players: altered logs and records are rejected (the referee is not vacuous)."""
-    size = (6, 2)
+    """At 6 players with 3 decks: altered logs and records are rejected (the referee is not vacuous)."""
+    size = (6, 3)
     register_sized_test_policies(*size)
     spec = make_spec(size, ("random", RASH), "fixed", 0, 30, 77)
     res = E.run_chunk(spec, M.LOG_ALL)
@@ -323,9 +323,10 @@ def test_referee_catches_broken_logs():
     # a declaration that is not allowed (a single over a single: the same event twice)
     dec = np.nonzero(kinds == RF.LOG_DECLARE)[0]
     rejects(np.insert(log, dec[0] + 1, log[dec[0]], axis=0), match="declar")
-    # the wrong size: a 6-player log judged as 8 players
-    with pytest.raises(RF.RefereeError):
-        RF.LogReferee9(8, 2).check_chunk(spec, deals, matches, log)
+    # the wrong size: a 6-player log judged as 8 players, a 3-deck log as 2 decks
+    for players, decks in ((8, 3), (6, 2)):
+        with pytest.raises(RF.RefereeError):
+            RF.LogReferee9(players, decks).check_chunk(spec, deals, matches, log)
     # another seed: the shuffle is not the seed's
     rejects(spec2=make_spec(size, ("random", RASH), "fixed", 0, 30, 78), match="draw|starter|first drawer")
 
@@ -350,8 +351,9 @@ FIXED_CHUNK = 500
 MATCH_CHUNK = 20
 
 
-def run_long(size, n_deals, seed=2025, report=print):
-    """Judge ``n_deals`` kernel deals of ``size``, chunk by chunk over LONG_CONFIGS."""
+def run_long(size, n_deals, seed=2025, report=print, first_id=0):
+    """Judge ``n_deals`` kernel deals of ``size``, chunk by chunk over LONG_CONFIGS, from deal (or
+    match) id ``first_id`` of each configuration on (later runs continue where one stopped)."""
     register_sized_test_policies(*size)
     t0 = time.process_time()
     counts = Counter()
@@ -360,7 +362,7 @@ def run_long(size, n_deals, seed=2025, report=print):
     while done < n_deals:
         key = chunk % len(LONG_CONFIGS)
         pols, mode, rules = LONG_CONFIGS[key]
-        first = next_id.get(key, 0)
+        first = next_id.get(key, first_id if mode == "fixed" else first_id // 10)
         count = min(FIXED_CHUNK, n_deals - done) if mode == "fixed" else MATCH_CHUNK
         levels = ((chunk * 5) % 13, (chunk * 7) % 13)
         referee = RF.LogReferee9(size[0], size[1], rules)

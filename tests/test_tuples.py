@@ -674,7 +674,7 @@ def follow_view(size, tab, leader, seat, plays, hand, rules):
     return v
 
 
-@pytest.mark.parametrize("size", sized(SIZES))
+@pytest.mark.parametrize("size", sized(SIZES, {(6, 3)}))
 def test_follow_strategies_play_legally(size, n=300):
     """Every built-in follow strategy, in random situations (a lead, maybe other plays, my hand),
     under every follow_tractor: a play the reference finds legal."""

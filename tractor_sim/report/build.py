@@ -452,18 +452,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     from tractor_sim.viewer import report_blocks
 
     b += report_blocks(run_dir)
-    b += [("h", 2, "Reproduce"),
-          ("p", f"Run this command (root seed {manifest.get('seed', '')}); the same seed gives the same tables:"),
-          ("code", str(manifest.get("command", "")), "sh"),
-          ("p", "Rebuild this report from the run directory:"),
-          ("code", f"tractor-sim report {run_dir}", "sh"),
-          ("p", "Versions:"),
-          ("list", _versions(manifest.get("versions")))]
-
-    md_path, html_path = run_dir / "report.md", run_dir / "report.html"
-    md_path.write_text(_markdown(b))
-    html_path.write_text(_html(b, f"tractor-sim report: {name}", run_dir))
-    return md_path, html_path
+    return _write_report(run_dir, manifest, name, b)
 
 
 def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
@@ -499,6 +488,11 @@ def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
     b += body
     if matches is not None:
         _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+    return _write_report(run_dir, manifest, name, b)
+
+
+def _write_report(run_dir: Path, manifest: dict, name: str, b: list) -> tuple[Path, Path]:
+    """End the blocks with how to reproduce the run and write report.md and report.html."""
     b += [("h", 2, "Reproduce"),
           ("p", f"Run this command (root seed {manifest.get('seed', '')}); the same seed gives the same tables:"),
           ("code", str(manifest.get("command", "")), "sh"),
