@@ -45,7 +45,7 @@ FIXED_CHUNK, MATCH_CHUNK = 500, 20
 RESULTS: dict = {}
 
 
-def run_friends(players, decks, n_deals, seed=2026, report=print, first_id=0):
+def run_friends(players, decks, n_deals, seed=2026, report=print, first_id=0, progress=None):
     """Judge ``n_deals`` Finding Friends deals of ``players``/``decks``, chunk by chunk over
     FRIENDS_CONFIGS, from deal (or match) id ``first_id`` of each configuration on."""
     install_test_strategies([sizes.kernels_for(sizes.GameSize(players, decks, "friends"))])
@@ -70,6 +70,8 @@ def run_friends(players, decks, n_deals, seed=2026, report=print, first_id=0):
         chunk += 1
         if chunk % 10 == 0:
             report(f"{players}/{decks} friends: {done} deals, {time.process_time() - t0:.0f} s CPU")
+            if progress:
+                progress(Counter(counts, cpu_seconds=round(time.process_time() - t0, 1)))
     counts["cpu_seconds"] = round(time.process_time() - t0, 1)
     return done, counts
 
@@ -94,18 +96,24 @@ def test_a_quarter_million_deals_of_each_common_table_are_legal(table):
     n = int(os.environ.get("TRACTOR_LEGALITY_DEALS", 250_000))
     first = int(os.environ.get("TRACTOR_LEGALITY_FIRST", 0))
     say = lambda s: print(s, flush=True)  # noqa: E731
+    key = "/".join(map(str, table))
+
+    def save(counts, finished=False):
+        """The counters so far into TRACTOR_LEGALITY_JSON (a run cut short keeps what it judged)."""
+        RESULTS[key] = {"first deal id": first, "finished": finished, **summary(counts)}
+        path = os.environ.get("TRACTOR_LEGALITY_JSON")
+        if path:
+            with open(path, "w") as f:
+                json.dump(RESULTS, f, indent=1)
+
     if teams == "tractor":
-        done, counts = run_long((players, decks), n, report=say, first_id=first)
+        done, counts = run_long((players, decks), n, report=say, first_id=first, progress=save)
     else:
-        done, counts = run_friends(players, decks, n, report=say, first_id=first)
+        done, counts = run_friends(players, decks, n, report=say, first_id=first, progress=save)
     assert done >= n and counts["deals"] == done
-    out = {"first deal id": first, **summary(counts)}
-    RESULTS["/".join(map(str, table))] = out
+    save(counts, finished=True)
+    out = RESULTS[key]
     say(f"\n{table}: {json.dumps({k: v for k, v in out.items() if k != 'all counters'})}")
-    path = os.environ.get("TRACTOR_LEGALITY_JSON")
-    if path:
-        with open(path, "w") as f:
-            json.dump(RESULTS, f, indent=1)
     assert out["throws"] > out["failed throws"] > 0
     if decks > 2:
         assert out["triples led"] > 0 and out["tuple-tractors led"] > 0

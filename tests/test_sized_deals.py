@@ -351,7 +351,7 @@ FIXED_CHUNK = 500
 MATCH_CHUNK = 20
 
 
-def run_long(size, n_deals, seed=2025, report=print, first_id=0):
+def run_long(size, n_deals, seed=2025, report=print, first_id=0, progress=None):
     """Judge ``n_deals`` kernel deals of ``size``, chunk by chunk over LONG_CONFIGS, from deal (or
     match) id ``first_id`` of each configuration on (later runs continue where one stopped)."""
     register_sized_test_policies(*size)
@@ -373,6 +373,8 @@ def run_long(size, n_deals, seed=2025, report=print, first_id=0):
         chunk += 1
         if chunk % 10 == 0:
             report(f"{size}: {done} deals, {time.process_time() - t0:.0f} s CPU")
+            if progress:
+                progress(Counter(counts, cpu_seconds=round(time.process_time() - t0, 1)))
     counts["cpu_seconds"] = round(time.process_time() - t0, 1)
     return done, counts
 
