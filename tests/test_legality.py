@@ -17,14 +17,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import time
 from collections import Counter
 
 import pytest
 
 from tests.referee_friends import FriendsReferee, install_test_strategies
 from tests.test_friends import RASH as FRIENDS_RASH, VARIANTS as FRIENDS_VARIANTS
-from tests.test_sized_deals import run_long
+from tests.test_sized_deals import run_chunks, run_long
 from tractor_sim import engine as E
 from tractor_sim import sizes
 from tractor_sim.kernels import match as M
@@ -41,39 +40,27 @@ FRIENDS_CONFIGS = [
     (("basic", "random"), "match", None),
     (("expert", FRIENDS_RASH), "match", FRIENDS_VARIANTS),
 ]
-FIXED_CHUNK, MATCH_CHUNK = 500, 20
 RESULTS: dict = {}
 
 
-def run_friends(players, decks, n_deals, seed=2026, report=print, first_id=0, progress=None):
-    """Judge ``n_deals`` Finding Friends deals of ``players``/``decks``, chunk by chunk over
-    FRIENDS_CONFIGS, from deal (or match) id ``first_id`` of each configuration on."""
+def run_friends(players, decks, n_deals, seed=2026, **how):
+    """Judge ``n_deals`` Finding Friends deals of ``players``/``decks`` over FRIENDS_CONFIGS
+    (test_sized_deals.run_chunks; ``how``: its options)."""
     install_test_strategies([sizes.kernels_for(sizes.GameSize(players, decks, "friends"))])
-    t0 = time.process_time()
-    counts = Counter()
-    done = chunk = 0
-    next_id = {}
-    while done < n_deals:
-        key = chunk % len(FRIENDS_CONFIGS)
-        pols, mode, rules = FRIENDS_CONFIGS[key]
-        first = next_id.get(key, first_id if mode == "fixed" else first_id // 10)
-        count = min(FIXED_CHUNK, n_deals - done) if mode == "fixed" else MATCH_CHUNK
+
+    def judge_chunk(chunk, config, first, count):
+        pols, mode, rules = config
         referee = FriendsReferee(players, decks, rules)
-        specs = E.plan_chunks([pols], mode=mode, n=count, seed=seed + key, rules=rules,
+        specs = E.plan_chunks([pols], mode=mode, n=count, seed=seed + chunk % len(FRIENDS_CONFIGS), rules=rules,
                               game={"players": players, "decks": decks, "teams": "friends"}, chunk_size=count,
                               levels=((chunk * 5) % 13, (chunk * 7) % 13), declaring_team=chunk % 2)
+        n = 0
         for spec in specs:  # both halves of the duplicate pair
             spec = dataclasses.replace(spec, first_id=first + spec.first_id)
-            done += referee.check_result(E.run_chunk(spec, log_id=M.LOG_ALL))
-        next_id[key] = first + count
-        counts.update(referee.n)
-        chunk += 1
-        if chunk % 10 == 0:
-            report(f"{players}/{decks} friends: {done} deals, {time.process_time() - t0:.0f} s CPU")
-            if progress:
-                progress(Counter(counts, cpu_seconds=round(time.process_time() - t0, 1)))
-    counts["cpu_seconds"] = round(time.process_time() - t0, 1)
-    return done, counts
+            n += referee.check_result(E.run_chunk(spec, log_id=M.LOG_ALL))
+        return n, referee.n
+
+    return run_chunks(FRIENDS_CONFIGS, n_deals, judge_chunk, f"{players}/{decks} friends", **how)
 
 
 def summary(counts):
@@ -115,5 +102,5 @@ def test_a_quarter_million_deals_of_each_common_table_are_legal(table):
     out = RESULTS[key]
     say(f"\n{table}: {json.dumps({k: v for k, v in out.items() if k != 'all counters'})}")
     assert out["throws"] > out["failed throws"] > 0
-    if decks > 2:
-        assert out["triples led"] > 0 and out["tuple-tractors led"] > 0
+    if decks > 2:  # a tractor of triples needs six cards of a suit in two runs: rare in hands of 26
+        assert out["triples led"] > 0 and (out["tuple-tractors led"] > 0 or n < 50_000)

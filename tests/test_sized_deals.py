@@ -351,32 +351,46 @@ FIXED_CHUNK = 500
 MATCH_CHUNK = 20
 
 
-def run_long(size, n_deals, seed=2025, report=print, first_id=0, progress=None):
-    """Judge ``n_deals`` kernel deals of ``size``, chunk by chunk over LONG_CONFIGS, from deal (or
-    match) id ``first_id`` of each configuration on (later runs continue where one stopped)."""
-    register_sized_test_policies(*size)
+def run_chunks(configs, n_deals, judge_chunk, label, report=print, first_id=0, progress=None):
+    """Judge ``n_deals`` deals chunk by chunk, cycling over ``configs`` (policies, mode, rules), each
+    configuration's deal ids from ``first_id`` on (its match ids from first_id // 10), so a later run
+    continues on other deals.  ``judge_chunk(chunk, config, first, count)`` plays and judges one
+    chunk and returns (deals judged, the referee's counters); ``progress`` gets the counters so far."""
     t0 = time.process_time()
     counts = Counter()
     done = chunk = 0
     next_id = {}
     while done < n_deals:
-        key = chunk % len(LONG_CONFIGS)
-        pols, mode, rules = LONG_CONFIGS[key]
+        key = chunk % len(configs)
+        mode = configs[key][1]
         first = next_id.get(key, first_id if mode == "fixed" else first_id // 10)
         count = min(FIXED_CHUNK, n_deals - done) if mode == "fixed" else MATCH_CHUNK
-        levels = ((chunk * 5) % 13, (chunk * 7) % 13)
-        referee = RF.LogReferee9(size[0], size[1], rules)
-        done += judge(size, make_spec(size, pols, mode, first, count, seed, rules, levels, chunk % 2), referee,
-                      also_4p=False)
+        n, judged = judge_chunk(chunk, configs[key], first, count)
+        done += n
+        counts.update(judged)
         next_id[key] = first + count
-        counts.update(referee.n)
         chunk += 1
         if chunk % 10 == 0:
-            report(f"{size}: {done} deals, {time.process_time() - t0:.0f} s CPU")
+            report(f"{label}: {done} deals, {time.process_time() - t0:.0f} s CPU")
             if progress:
                 progress(Counter(counts, cpu_seconds=round(time.process_time() - t0, 1)))
     counts["cpu_seconds"] = round(time.process_time() - t0, 1)
     return done, counts
+
+
+def run_long(size, n_deals, seed=2025, **how):
+    """Judge ``n_deals`` kernel deals of ``size`` over LONG_CONFIGS (run_chunks; ``how``: its options)."""
+    register_sized_test_policies(*size)
+
+    def judge_chunk(chunk, config, first, count):
+        pols, mode, rules = config
+        referee = RF.LogReferee9(size[0], size[1], rules)
+        levels = ((chunk * 5) % 13, (chunk * 7) % 13)
+        n = judge(size, make_spec(size, pols, mode, first, count, seed, rules, levels, chunk % 2), referee,
+                  also_4p=False)
+        return n, referee.n
+
+    return run_chunks(LONG_CONFIGS, n_deals, judge_chunk, str(size), **how)
 
 
 @pytest.mark.slow
