@@ -115,7 +115,7 @@ class RefereeError(AssertionError):
 
 def cards_of(counts):
     """Count vector -> sorted list of card ids (each repeated by its count)."""
-    return np.repeat(_IDS, counts).tolist()
+    return np.repeat(_IDS, np.maximum(np.asarray(counts), 0)).tolist()
 
 
 def counts_of(cards):

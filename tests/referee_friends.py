@@ -26,85 +26,31 @@ import numpy as np
 
 try:
     from tests import reference9 as r9
+    from tests.referee9 import (
+        RefereeError, cards_of, counts_of, decode_log, first_drawer, names, shuffled_deck, stream,
+    )
 except ImportError:  # tests/ on sys.path instead of the project root
     import reference9 as r9
+    from referee9 import RefereeError, cards_of, counts_of, decode_log, first_drawer, names, shuffled_deck, stream
 
 from tractor_sim.cards import BJ, card_str, points as card_points
 from tractor_sim.kernels.events import (
     LOG_BURY, LOG_CALL, LOG_DECLARE, LOG_DRAW, LOG_FAILED_THROW, LOG_FOLLOW, LOG_HAND, LOG_JOIN, LOG_KITTY,
     LOG_LEAD, LOG_REDEAL, LOG_START, LOG_TRICK, LOG_TRUMP,
 )
-from tractor_sim.kernels.rng import randint, stream_key
+from tractor_sim.kernels.rng import randint
 from tractor_sim.rules import as_rules
 
-# Stream purposes (kernels.phases documents them): the shuffle, round 1's first drawer, the
-# fixed-mode landlord; a redeal's streams are purpose + 100 * redeal.
-P_SHUFFLE, P_FIRST, P_STARTER, REDEAL_STREAMS = 0, 1, 2, 100
-MAX_DEALS_PER_MATCH = 1000
+# The fixed-mode landlord's stream purpose (kernels.phases documents them; the others: referee9).
+P_STARTER = 2
 CARD_COLS = 54
-COUNT_EVENTS = (LOG_HAND, LOG_BURY, LOG_LEAD, LOG_FAILED_THROW, LOG_FOLLOW)
 SRC_SINGLE, SRC_PAIR, SRC_JOKERS, SRC_FLIP = 0, 1, 2, 3
 DECL_SINGLE, DECL_PAIR, DECL_JOKER_PAIR = 1, 2, 3
-_IDS = np.arange(CARD_COLS)
-
-
-class RefereeError(AssertionError):
-    """The kernel's log or record disagrees with the reference; the message says where and how."""
-
-
-def cards_of(counts):
-    return np.repeat(_IDS, np.maximum(np.asarray(counts), 0)).tolist()
-
-
-def counts_of(cards):
-    out = np.zeros(CARD_COLS, dtype=np.int64)
-    for c in cards:
-        out[c] += 1
-    return out
-
-
-def names(cards):
-    return " ".join(card_str(int(c)) for c in cards) or "(none)"
-
-
-def stream(seed, a, b, purpose):
-    st = np.zeros(1, dtype=np.uint64)
-    st[0] = stream_key(np.uint64(int(seed) % (1 << 64)), np.int64(a), np.int64(b), np.int64(purpose))
-    return st
-
-
-def shuffled_deck(game, seed, key_a, key_b, redeals):
-    deck = game.deck()
-    st = stream(seed, key_a, key_b, P_SHUFFLE + REDEAL_STREAMS * redeals)
-    for i in range(len(deck) - 1, 0, -1):
-        j = int(randint(st, np.int64(i + 1)))
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
-
-
-def first_drawer(game, seed, key_a, key_b, redeals):
-    return int(randint(stream(seed, key_a, key_b, P_FIRST + REDEAL_STREAMS * redeals), np.int64(game.players)))
 
 
 def fixed_landlord(game, seed, deal_id):
     """Fixed levels in Finding Friends: the landlord is any seat, from the deal's stream (decisions.md)."""
     return int(randint(stream(seed, deal_id, 0, P_STARTER), np.int64(game.players)))
-
-
-def decode_log(log, kitty):
-    """LOG_* rows -> a list of deals, each a list of events (kind, seat, a, b, payload)."""
-    deals, cur = [], None
-    for i, row in enumerate(log):
-        kind, seat, a, b = (int(x) for x in row[:4])
-        payload = row[4:4 + CARD_COLS] if kind in COUNT_EVENTS else (
-            [int(x) for x in row[4:4 + kitty]] if kind == LOG_KITTY else None)
-        if kind == LOG_START:
-            cur = []
-            deals.append(cur)
-        elif cur is None:
-            raise RefereeError(f"log row {i}: an event before the first start")
-        cur.append((kind, seat, a, b, payload))
-    return deals
 
 
 def mask(seats):
