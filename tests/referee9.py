@@ -164,6 +164,22 @@ def fixed_starter(game, seed, deal_id, declaring_team, auction=False):
     return declaring_team + 2 * int(randint(st, np.int64(game.players // 2)))
 
 
+def declaration(kind, card, count, decks):
+    """The kernel's declaration (kind, card, cards shown) as reference9's (count, card), or None when
+    they disagree or are out of range.
+
+    The kernel logs SINGLE (1) for one trump-rank card, PAIR (2) for 2..D copies of one, and
+    JOKER_PAIR (3) for 2..D identical jokers, with the count in the row (9.8).
+    """
+    if not 0 <= card < CARD_COLS or not 1 <= count <= decks:
+        return None
+    if card >= BJ:
+        return (count, card) if kind == DECL_JOKER_PAIR and count >= 2 else None
+    if (kind == DECL_SINGLE and count == 1) or (kind == DECL_PAIR and count >= 2):
+        return (count, card)
+    return None
+
+
 def decode_log(log, kitty):
     """Kernel LOG_* rows -> list of deals, each a list of events (kind, seat, a, b, payload).
 
@@ -239,19 +255,7 @@ class LogReferee9:
 
     # -- the declaration encoding -------------------------------------------
     def declaration(self, kind, card, count):
-        """The kernel's (kind, card, cards shown) as reference9's (count, card), or None when they
-        disagree or are out of range.
-
-        The kernel logs SINGLE (1) for one trump-rank card, PAIR (2) for 2..D copies of one, and
-        JOKER_PAIR (3) for 2..D identical jokers, with the count in the row (9.8).
-        """
-        if not 0 <= card < CARD_COLS or not 1 <= count <= self.D:
-            return None
-        if card >= BJ:
-            return (count, card) if kind == DECL_JOKER_PAIR and count >= 2 else None
-        if (kind == DECL_SINGLE and count == 1) or (kind == DECL_PAIR and count >= 2):
-            return (count, card)
-        return None
+        return declaration(kind, card, count, self.D)
 
     @staticmethod
     def source_of(declaration):

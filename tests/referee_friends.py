@@ -27,11 +27,12 @@ import numpy as np
 try:
     from tests import reference9 as r9
     from tests.referee9 import (
-        RefereeError, cards_of, counts_of, decode_log, first_drawer, names, shuffled_deck, stream,
+        RefereeError, cards_of, counts_of, declaration, decode_log, first_drawer, names, shuffled_deck, stream,
     )
 except ImportError:  # tests/ on sys.path instead of the project root
     import reference9 as r9
-    from referee9 import RefereeError, cards_of, counts_of, decode_log, first_drawer, names, shuffled_deck, stream
+    from referee9 import (RefereeError, cards_of, counts_of, declaration, decode_log, first_drawer, names,
+                          shuffled_deck, stream)
 
 from tractor_sim.cards import BJ, card_str, points as card_points
 from tractor_sim.kernels.events import (
@@ -45,7 +46,6 @@ from tractor_sim.rules import as_rules
 P_STARTER = 2
 CARD_COLS = 54
 SRC_SINGLE, SRC_PAIR, SRC_JOKERS, SRC_FLIP = 0, 1, 2, 3
-DECL_SINGLE, DECL_PAIR, DECL_JOKER_PAIR = 1, 2, 3
 
 
 def fixed_landlord(game, seed, deal_id):
@@ -114,8 +114,7 @@ class FriendsReferee:
                     drawn += 1
                 else:
                     seat = ev[1]
-                    decl = (2, ev[3]) if ev[2] == DECL_JOKER_PAIR and ev[3] >= BJ else (
-                        (ev[2], ev[3]) if ev[2] in (DECL_SINGLE, DECL_PAIR) and ev[3] < BJ else None)
+                    decl = declaration(ev[2], ev[3], ev[4], D)  # with the cards shown (9.8)
                     allowed = r9.declare_allowed(cards_of(hands[seat]), current, seat, rank, D, rules)
                     if decl is None or decl not in allowed:
                         R(f"declaration {decl} not allowed; standing {current}", ev)

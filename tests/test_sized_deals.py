@@ -235,6 +235,18 @@ def test_documented_constants():
         assert game.kitty + size[0] * game.hand_size == 54 * size[1]
 
 
+def test_both_referees_read_a_declaration_with_its_count():
+    """The log's declaration (kind, card, cards shown) as the reference's (count, card), with 2 to 4
+    decks (9.8): the Finding Friends referee reads it the same way (a 2-deck reading refused three
+    jokers at 8/4, found by the legality run)."""
+    from tests import referee_friends
+
+    assert referee_friends.declaration is RF.declaration
+    assert RF.declaration(RF.DECL_JOKER_PAIR, 52, 3, 4) == (3, 52)
+    assert RF.declaration(RF.DECL_PAIR, 5, 4, 4) == (4, 5) and RF.declaration(RF.DECL_PAIR, 5, 3, 2) is None
+    assert RF.declaration(RF.DECL_SINGLE, 5, 2, 3) is None and RF.declaration(RF.DECL_JOKER_PAIR, 52, 1, 3) is None
+
+
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[_case_id(i) for i in range(len(CASES))])
 @pytest.mark.parametrize("size", sized(SIZES, {(4, 2), (6, 3)}))
 def test_every_sized_deal_is_judged_by_reference9(size, i):
