@@ -34,21 +34,21 @@ VARIANTS = {"throw_check": "opponents_only", "must_defend": "ace_5_10_k", "match
             "kitty_multiplier": "pow2_pairs"}
 
 
-def game(n):
-    return {"players": n, "decks": 2, "teams": "friends"}
+def game(n, decks=2):
+    return {"players": n, "decks": decks, "teams": "friends"}
 
 
-def package(n):
-    pkg = sizes.kernels_for(GameSize(n, 2, "friends"))
+def package(n, decks=2):
+    pkg = sizes.kernels_for(GameSize(n, decks, "friends"))
     install_test_strategies([pkg])
     return pkg
 
 
-def judge(n, matchups, *, mode="fixed", count, seed, rules=None, levels=(0, 0), declaring_team=0):
+def judge(n, matchups, *, mode="fixed", count, seed, rules=None, levels=(0, 0), declaring_team=0, decks=2):
     """Play the matchups (both halves) with every event logged and judge them; the referee's counters."""
-    package(n)
-    ref = FriendsReferee(n, 2, rules)
-    for spec in E.plan_chunks(matchups, mode=mode, n=count, seed=seed, rules=rules, game=game(n),
+    package(n, decks)
+    ref = FriendsReferee(n, decks, rules)
+    for spec in E.plan_chunks(matchups, mode=mode, n=count, seed=seed, rules=rules, game=game(n, decks),
                               chunk_size=count, levels=levels, declaring_team=declaring_team):
         ref.check_result(E.run_chunk(spec, log_id=M4.LOG_ALL))
     return ref.n
@@ -81,6 +81,16 @@ def test_friends_variants_follow_the_reference(n):
     assert c["failed throws after a join"] > 0 and c["deals"] == 300
     c = judge(n, [(RASH, "basic")], mode="match", count=2, seed=40 + n, rules=VARIANTS)
     assert c["matches"] == 4
+
+
+def test_friends_with_three_decks_follows_the_reference():
+    """Finding Friends with tuples (6 players, 3 decks): declarations of up to three copies, calls
+    of copy 1..3, joins, triples and tractors of tuples, judged event by event (the 8/4 table and a
+    quarter of a million deals of each: tests/test_legality.py, -m slow)."""
+    c = judge(6, [("expert", "random"), (RASH, "basic")], count=60, seed=63, decks=3)
+    assert c["deals"] == 240 and c["joins"] > 0 and c["failed throws"] > 0 and c["led triple"] > 0, dict(c)
+    assert c["matches"] == 0 and judge(6, [(RASH, "expert")], mode="match", count=1, seed=64, decks=3,
+                                       rules=VARIANTS)["matches"] == 2
 
 
 @pytest.mark.slow
