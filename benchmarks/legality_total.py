@@ -4,8 +4,9 @@ Run: python benchmarks/legality_total.py benchmarks/results/legality/*.json
 
 Each part is the TRACTOR_LEGALITY_JSON of one run (a table per key, its deals from the part's
 ``first deal id`` on, so parts are disjoint deals).  Prints per table and in all: the deals judged
-play by play by the reference, the leads, throws, failed throws, triples, quadruples and
-tractors of tuples led, and the CPU time; a part cut short counts what it judged.
+play by play by the reference, the leads, throws, failed throws, triples and quadruples led,
+tractors of pairs and of larger tuples (tuple-tractors) led, and the CPU time; a part cut short
+counts what it judged.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 from collections import Counter
 
 FIELDS = ("deals", "matches", "leads", "throws", "failed throws", "triples led", "quadruples led",
-          "tuple-tractors led", "cpu_seconds")
+          "tractors of pairs led", "tuple-tractors led", "cpu_seconds")
 
 
 def total(paths):
@@ -25,6 +26,7 @@ def total(paths):
         with open(path) as f:
             part = json.load(f)
         for table, res in part.items():
+            res = {**res, "tractors of pairs led": res["units led"].get("tractor of pairs", 0)}
             by_table.setdefault(table, Counter()).update({k: res[k] for k in FIELDS})
             firsts.setdefault(table, []).append(res["first deal id"])
     for table, ids in firsts.items():
