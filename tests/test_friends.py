@@ -359,3 +359,21 @@ def check_records_of_the_run(out, mode, deals):
     bad = dict(recs[0], hands=recs[0]["hands"][:4])
     with pytest.raises(REC.RecordError, match="hands"):
         REC.validate(bad)
+
+
+def test_the_referee_gives_the_level_table_per_player():
+    """referee.friends_level_change (9.11): the short team's extra level, each winner from his own
+    level, the next landlord the first seat after the landlord on the winning side; errors by field."""
+    alone = referee.friends_level_change(0, ["2"] * 5, [0])
+    assert alone["winner"] == "landlord's team" and alone["levels"] == 4  # 3 on row 0, +1: alone
+    assert alone["levels_after"] == [4, 0, 0, 0, 0] and alone["next_landlord"] == 0
+    pair = referee.friends_level_change(0, ["2", "2", "5", "2", "2"], [0, 2])
+    assert pair["levels"] == 3 and pair["levels_after"] == [3, 0, 6, 0, 0] and pair["next_landlord"] == 2
+    lost = referee.friends_level_change(125, [0] * 5, [1, 3], landlord=3)
+    assert lost["winner"] == "opponents" and lost["levels_after"] == [1, 0, 1, 0, 1]
+    assert lost["next_landlord"] == 4 and lost["row"] == "120-155"
+    for args, words in [((0, ["2"] * 5, [0], None, None, game(6)), "expected 6 levels"), ((0, "2", [0]), "levels: expected a level"),
+                        ((0, ["2"] * 5, [0, 1, 2]), "1 to 2 distinct seats"),
+                        ((0, ["2"] * 5, [1], 0), "landlord: seat 0 is not in")]:
+        with pytest.raises(referee.RefereeError, match=words):
+            referee.friends_level_change(*args)

@@ -458,13 +458,14 @@ def friends_level_change(opponents_points, levels, landlord_team, landlord=None,
     first unless ``landlord`` is given).  Returns the winners, every seat's levels after (must_defend
     per player, one more for a short team that wins) and the next landlord."""
     rules = as_rules(rules)
-    size = game_size(game if game is not None else {"players": len(levels) if isinstance(levels, list) else 5,
-                                                     "teams": "friends"})
+    if not isinstance(levels, (list, tuple)):
+        raise RefereeError("levels: expected a level per seat, e.g. [\"2\", \"5\", \"2\", \"2\", \"K\"]")
+    size = game_size(game if game is not None else {"players": len(levels), "teams": "friends"})
     if size.teams != "friends":
         raise RefereeError('game: teams must be "friends" here; tractor teams: level_change')
     if isinstance(opponents_points, bool) or not isinstance(opponents_points, (int, np.integer)):
         raise RefereeError(f"opponents_points: expected a whole number, got {opponents_points!r}")
-    if not isinstance(levels, (list, tuple)) or len(levels) != size.players:
+    if len(levels) != size.players:
         raise RefereeError(f"levels: expected {size.players} levels, one per seat")
     before = [_level(x, f"levels[{i}]") for i, x in enumerate(levels)]
     mask = _declarers(landlord_team, size)
