@@ -3,7 +3,7 @@
 Run: python benchmarks/legality_total.py benchmarks/results/legality/*.json
 
 Each part is the TRACTOR_LEGALITY_JSON of one run (a table per key, its deals from the part's
-``first deal id`` on, so parts are disjoint deals).  Prints per table and in all: the deals judged
+``first deal id`` on; parts whose deal ids overlap are refused).  Prints per table and in all: the deals judged
 play by play by the reference, the leads, throws, failed throws, triples and quadruples led,
 tractors of pairs and of larger tuples (tuple-tractors) led, and the CPU time; a part cut short
 counts what it judged.
@@ -28,10 +28,13 @@ def total(paths):
         for table, res in part.items():
             res = {**res, "tractors of pairs led": res["units led"].get("tractor of pairs", 0)}
             by_table.setdefault(table, Counter()).update({k: res[k] for k in FIELDS})
-            firsts.setdefault(table, []).append(res["first deal id"])
-    for table, ids in firsts.items():
-        if len(set(ids)) != len(ids):
-            raise SystemExit(f"{table}: two parts start at the same deal id {ids}: they judged the same deals")
+            firsts.setdefault(table, []).append((res["first deal id"], res["deals"], path))
+    for table, parts in firsts.items():
+        parts.sort()
+        for (a, n, pa), (b, _, pb) in zip(parts, parts[1:]):
+            if a + n > b:
+                raise SystemExit(f"{table}: {pa} (deal ids {a:,} to {a + n - 1:,}) and {pb} (from {b:,}) "
+                                 "judged some of the same deals")
     return by_table
 
 
