@@ -84,16 +84,16 @@ def throw_failed(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, 
     """A throw (counts ``throw``) failed: its cards were seen in the leader's hand (he takes back
     all but the forced part, which he plays next), and the blocker shows the lowest unit of
     ``unit_pairs`` pairs (a single when 0) of ``suit`` above position ``unit_top`` he holds (with 3
-    and 4 decks of ``unit_pairs`` tuples of ``unit_size``: throw_failed_tuples)."""
-    if DECKS > PAIR:
-        throw_failed_tuples(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, unit_size, tt)
-        return
+    and 4 decks of ``unit_pairs`` tuples of ``unit_size``: blocker_shows_tuples)."""
     for c in range(CARDS):
         if throw[c] > 0:
             shown(st, leader, c, throw[c])
     if blocker < 0:
         return
     hand = hands[blocker]
+    if DECKS > PAIR:
+        blocker_shows_tuples(st, blocker, hand, suit, unit_pairs, unit_top, unit_size, tt)
+        return
     n = tt[TT_META, META_NCARDS + suit]
     if unit_pairs == 0:
         for j in range(n):  # ascending positions, equal positions by card id
@@ -118,16 +118,10 @@ def throw_failed(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, 
 
 
 @njit(cache=True)
-def throw_failed_tuples(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, unit_size, tt):
+def blocker_shows_tuples(st, blocker, hand, suit, unit_pairs, unit_top, unit_size, tt):
     """throw_failed with tuples: the blocker shows the lowest part of shape (unit_size, unit_pairs)
     above ``unit_top`` he holds (9.5), the group of each position that a tuple of that size takes
     (combos.best_fit_at)."""
-    for c in range(CARDS):
-        if throw[c] > 0:
-            shown(st, leader, c, throw[c])
-    if blocker < 0:
-        return
-    hand = hands[blocker]
     hi = stack_array(MAX_POS)
     npos = max_group_by_position(hand, tt, suit, hi)
     need = max(unit_pairs, 1)

@@ -954,32 +954,9 @@ def _score(st, arrs, rules):
     if team_of(st[S_WINNER]) != decl_team:
         bonus = kitty_points * kitty_multiplier(st[S_LEAD_N], st[S_LEAD_PAIRS], st[S_LEAD_LARGEST], rules)
     p = st[S_OPP_POINTS] + bonus + st[S_PENALTY]
-    keep, gain, row_index, nxt = round_outcome(p, st[S_LEVELS:S_LEVELS + TEAMS], decl_team, st[S_STARTER], st[S_FIRST],
-                                               st[S_AUCTION] != 0, rules)
-    row[D_STARTER] = st[S_STARTER]
-    row[D_DECL_TEAM] = decl_team
-    row[D_TRUMP_RANK] = st[S_RANK]
-    row[D_TRUMP_SUIT] = st[S_SUIT]
-    row[D_TRUMP_SOURCE] = st[S_SOURCE]
-    row[D_REDEALS] = st[S_REDEALS]
-    row[D_KITTY_POINTS] = kitty_points
-    row[D_TRICK_POINTS] = st[S_OPP_POINTS]
-    row[D_KITTY_BONUS] = bonus
-    row[D_THROW_PENALTY] = st[S_PENALTY]
-    row[D_FAILED_THROWS] = st[S_FAILED]
-    row[D_LAST_WINNER] = st[S_WINNER]
-    row[D_OPP_POINTS] = p
-    row[D_ROW] = row_index
-    row[D_KEEP] = 1 if keep else 0
-    row[D_GAIN] = gain
-    row[D_NEXT_STARTER] = nxt
-    for s in range(SEATS):
-        row[D_TRICKS + s] = st[S_TRICKS_WON + s]
-    row[D_DEALER] = st[S_FIRST]
-    for t in range(TEAMS):
-        row[D_BID0 + t] = st[S_BIDS + t]
-    st[S_PHASE] = PH_DONE
-    st[S_TO_ACT] = NO_SEAT
+    outcome = round_outcome(p, st[S_LEVELS:S_LEVELS + TEAMS], decl_team, st[S_STARTER], st[S_FIRST],
+                            st[S_AUCTION] != 0, rules)
+    _result_row(st, row, kitty_points, bonus, p, outcome)
 
 
 @lean_jit()
@@ -995,8 +972,26 @@ def _score_friends(st, arrs, rules):
     if not F.in_team(st, st[S_WINNER]):
         bonus = kitty_points * kitty_multiplier(st[S_LEAD_N], st[S_LEAD_PAIRS], st[S_LEAD_LARGEST], rules)
     p = st[S_OPP_POINTS] + bonus + st[S_PENALTY]
-    keep, gain, row_index, nxt = friends_outcome(p, st[S_LEVELS:S_LEVELS + LEVELS], team, st[S_STARTER], rules,
-                                                 row[D_GAINS:D_GAINS + SEATS])
+    outcome = friends_outcome(p, st[S_LEVELS:S_LEVELS + LEVELS], team, st[S_STARTER], rules,
+                              row[D_GAINS:D_GAINS + SEATS])
+    _result_row(st, row, kitty_points, bonus, p, outcome)
+    for s in range(SEATS):
+        row[D_JOINED + s] = st[F_JOINED + s]
+        row[D_IN_TEAM + s] = (team >> s) & 1
+    row[D_TEAM] = team
+    for j in range(CALLS):
+        row[D_CALL_CARD + j] = st[F_CALLS + j]
+        row[D_CALL_COPY + j] = st[F_COPIES + j]
+        row[D_CALL_BY + j] = st[F_BY + j]
+        row[D_CALL_WHEN + j] = st[F_WHEN + j]
+        row[D_CALL_JOINS + j] = st[F_JOINS + j]
+
+
+@njit(cache=True, inline='always')
+def _result_row(st, row, kitty_points, bonus, p, outcome):
+    """The result row both team modes share, from the state at the end and the level table's
+    ``outcome`` (keep, gain, row index, next starter); the round is done."""
+    keep, gain, row_index, nxt = outcome
     row[D_STARTER] = st[S_STARTER]
     row[D_DECL_TEAM] = st[S_DECL_TEAM]
     row[D_TRUMP_RANK] = st[S_RANK]
@@ -1016,18 +1011,9 @@ def _score_friends(st, arrs, rules):
     row[D_NEXT_STARTER] = nxt
     for s in range(SEATS):
         row[D_TRICKS + s] = st[S_TRICKS_WON + s]
-        row[D_JOINED + s] = st[F_JOINED + s]
-        row[D_IN_TEAM + s] = (team >> s) & 1
     row[D_DEALER] = st[S_FIRST]
     for t in range(TEAMS):
         row[D_BID0 + t] = st[S_BIDS + t]
-    row[D_TEAM] = team
-    for j in range(CALLS):
-        row[D_CALL_CARD + j] = st[F_CALLS + j]
-        row[D_CALL_COPY + j] = st[F_COPIES + j]
-        row[D_CALL_BY + j] = st[F_BY + j]
-        row[D_CALL_WHEN + j] = st[F_WHEN + j]
-        row[D_CALL_JOINS + j] = st[F_JOINS + j]
     st[S_PHASE] = PH_DONE
     st[S_TO_ACT] = NO_SEAT
 
