@@ -21,8 +21,8 @@ import sys
 
 CHILD = """
 import json, sys, time
-from tractor_sim.engine import ChunkSpec, run_chunk
-from tractor_sim.rules import Rules
+from tractor_sim.runs.engine import ChunkSpec, run_chunk
+from tractor_sim.rules.options import Rules
 n, policies = int(sys.argv[1]), sys.argv[2].split(",")
 rules = Rules().to_dict()
 out = {}

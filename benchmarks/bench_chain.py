@@ -9,8 +9,10 @@ and prints the chain's P(A wins) and expected deals next to the observed ones
 import sys
 import time
 
-from tractor_sim import runner
-from tractor_sim import chain, engine, stats
+from tractor_sim.runs import runner
+from tractor_sim.stats import chain
+from tractor_sim.runs import engine
+from tractor_sim.stats import summary as stats
 
 A = {"policy": "basic", "discard": "expert", "name": "expert_discard"}
 B = {"policy": "basic", "discard": "lowest", "name": "lowest_discard"}

@@ -7,7 +7,7 @@ directory for a cold start, the same one again for the warm start after it),
 timed by its CPU time (the machines are shared: wall time is printed too, but
 compare CPU) and by the wall clock:
 
-- import: ``import tractor_sim.engine`` (and the package), in the cold child;
+- import: ``import tractor_sim.runs.engine`` (and the package), in the cold child;
 - first basic result: from the start of the child to the rows of a first
   small chunk, ``basic`` against ``basic`` (engine.run_chunk, 10 deals);
 - quick start: ``tractor-sim run experiments/quickstart.toml`` (what
@@ -112,10 +112,10 @@ def report():
 
 
 scenario = sys.argv[1]
-import tractor_sim.engine as E  # noqa: E402
+import tractor_sim.runs.engine as E  # noqa: E402
 mark("import")
 if scenario == "first":
-    from tractor_sim.rules import Rules
+    from tractor_sim.rules.options import Rules
     E.run_chunk(E.ChunkSpec("bench", ("basic", "basic"), ("basic", "basic"), 0, "fixed", 0, 10, 1,
                             Rules().to_dict()))
     mark("first basic result")

@@ -1,4 +1,4 @@
-"""Coverage of the rating intervals (tractor_sim.ratings) with shared deals.
+"""Coverage of the rating intervals (tractor_sim.stats.ratings) with shared deals.
 
 Run: python benchmarks/bench_coverage.py [REPLICATIONS]   (default 1000)
 The planted-effect design of tests/test_ratings.py: four policies, an incomplete
@@ -12,7 +12,7 @@ import sys
 sys.path.insert(0, "tests")
 from test_ratings import coverage  # noqa: E402
 
-from tractor_sim import stats  # noqa: E402
+from tractor_sim.stats import summary as stats  # noqa: E402
 
 
 def main():

@@ -52,8 +52,8 @@ def compile_times() -> dict:
 def rate(policy: str, n: int, repeats: int, mode: str = "fixed") -> tuple[float, float]:
     """Median deals (or matches) per second for one policy against itself: by wall clock, and by
     the process's CPU time (steadier on a shared machine)."""
-    from tractor_sim.engine import ChunkSpec, run_chunk
-    from tractor_sim.rules import Rules
+    from tractor_sim.runs.engine import ChunkSpec, run_chunk
+    from tractor_sim.rules.options import Rules
 
     rules = Rules().to_dict()
 
@@ -75,8 +75,8 @@ def reference_rate(n: int) -> float:
     """Deals per second of the pure-Python rules (kernels run as Python, no JIT), basic vs basic."""
     code = f"""
 import time
-from tractor_sim.engine import ChunkSpec, run_chunk
-from tractor_sim.rules import Rules
+from tractor_sim.runs.engine import ChunkSpec, run_chunk
+from tractor_sim.rules.options import Rules
 s = ChunkSpec("bench", ("basic", "basic"), ("basic", "basic"), 0, "fixed", 0, {n}, 1, Rules().to_dict())
 t = time.perf_counter(); run_chunk(s); print({n} / (time.perf_counter() - t))
 """
@@ -87,8 +87,8 @@ def peak_memory(n_deals: int, chunk: int) -> dict:
     """Peak RSS of a run of n_deals through the engine, results streamed per chunk."""
     code = f"""
 import resource, time
-from tractor_sim.engine import plan_chunks
-from tractor_sim.runner import iter_results
+from tractor_sim.runs.engine import plan_chunks
+from tractor_sim.runs.runner import iter_results
 specs = plan_chunks([("basic", "basic")], n={n_deals}, seed=3, duplicate=False, chunk_size={chunk})
 t = time.perf_counter(); total = 0
 for r in iter_results(specs):

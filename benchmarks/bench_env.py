@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from tractor_sim import env as E
+from tractor_sim.play import env as E
 
 
 def aec(episodes, seed, rules):

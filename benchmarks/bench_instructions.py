@@ -32,8 +32,8 @@ import tempfile
 
 CHILD = """
 import os, subprocess, sys
-from tractor_sim.engine import ChunkSpec, run_chunk
-from tractor_sim.rules import Rules
+from tractor_sim.runs.engine import ChunkSpec, run_chunk
+from tractor_sim.rules.options import Rules
 pol, n = sys.argv[1], int(sys.argv[2])
 spec = lambda first, count: ChunkSpec("bench", (pol, pol), (pol, pol), 0, "fixed", first, count, 1, Rules().to_dict())
 run_chunk(spec(0, 10))

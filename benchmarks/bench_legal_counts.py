@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from tractor_sim.game import State
+from tractor_sim.play.state import State
 
 
 def main():

@@ -5,9 +5,10 @@ Run: /usr/bin/time -v python benchmarks/bench_memory.py 5000000 /tmp/bigrun
 Measured: 10,000,000 deals in 132 s with a pool of 2, peak RSS 1.03 GB (README, Performance).
 """
 import sys, time
-from tractor_sim import engine, runner
-from tractor_sim.backends import make_executor
-from tractor_sim.store import RunStore
+from tractor_sim.runs import engine
+from tractor_sim.runs import runner
+from tractor_sim.runs.backends import make_executor
+from tractor_sim.runs.store import RunStore
 
 def main():
     n = int(sys.argv[1]); out = sys.argv[2]

@@ -27,7 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tractor_sim import engine, runner, strategy  # noqa: E402
+from tractor_sim.runs import engine  # noqa: E402
+
+from tractor_sim.runs import runner
+
+from tractor_sim.play import registry as strategy
 
 
 def _rate(fn, specs) -> float:

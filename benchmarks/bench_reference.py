@@ -26,8 +26,8 @@ warnings.filterwarnings("ignore", message="First-class function type feature is 
 
 
 def kernel_rate(n: int, repeats: int, seed: int) -> list[float]:
-    from tractor_sim.engine import ChunkSpec, run_chunk
-    from tractor_sim.rules import Rules
+    from tractor_sim.runs.engine import ChunkSpec, run_chunk
+    from tractor_sim.rules.options import Rules
 
     rules = Rules().to_dict()
 

@@ -19,11 +19,11 @@ import time
 
 import numpy as np
 
-from tractor_sim.game import State
-from tractor_sim.kernels import deal as D
-from tractor_sim.kernels import sampler as SM
-from tractor_sim.kernels import state as ST
-from tractor_sim.kernels.size import CARDS, SEATS
+from tractor_sim.play.state import State
+from tractor_sim.core.kernels import deal as D
+from tractor_sim.core.kernels import sampler as SM
+from tractor_sim.core.kernels import state as ST
+from tractor_sim.core.kernels.dims import CARDS, SEATS
 
 STAGES = {"first lead": 25, "mid-deal": 12, "endgame": 4}
 

@@ -42,20 +42,20 @@ sys.path.insert(0, str(ROOT))
 FIRST_RESULT = """
 import time
 t = time.perf_counter()
-from tractor_sim.backends import warm_up
+from tractor_sim.runs.backends import warm_up
 warm_up()
 print(time.perf_counter() - t)
 """
 
 
 def _specs(n, chunk):
-    from tractor_sim.engine import plan_chunks
+    from tractor_sim.runs.engine import plan_chunks
 
     return plan_chunks([("basic", "random")], n=n, seed=1, chunk_size=chunk, duplicate=False)
 
 
 def _drain(specs, executor) -> tuple[float, int]:
-    from tractor_sim.runner import iter_results
+    from tractor_sim.runs.runner import iter_results
 
     t = time.perf_counter()
     n = sum(len(r.deals) for r in iter_results(specs, executor))
@@ -64,7 +64,7 @@ def _drain(specs, executor) -> tuple[float, int]:
 
 def _start_pool(workers):
     """A ProcessPoolBackend with every worker spawned and warmed; returns (backend, seconds)."""
-    from tractor_sim.backends import ProcessPoolBackend
+    from tractor_sim.runs.backends import ProcessPoolBackend
 
     t = time.perf_counter()
     be = ProcessPoolBackend(workers, _specs(1, 1)[0])
@@ -75,7 +75,7 @@ def _start_pool(workers):
 
 
 def _start_dask(workers):
-    from tractor_sim.backends.dask_backend import DaskBackend
+    from tractor_sim.runs.backends.dask_backend import DaskBackend
 
     t = time.perf_counter()
     be = DaskBackend.start(workers=workers, warm_spec=_specs(1, 1)[0])
@@ -87,7 +87,7 @@ def _best(specs, executor, repeats) -> tuple[float, int]:
 
 
 def throughput(backends, workers_list, n, chunk, repeats=2) -> list[dict]:
-    from tractor_sim.backends import warm_up
+    from tractor_sim.runs.backends import warm_up
 
     specs = _specs(n, chunk)
     warm_up(specs[0])
@@ -142,8 +142,8 @@ def chunk_overhead(backends, n_small_chunks=200, small=10, big=1000) -> list[dic
 
 def store_cost(chunk=10_000, repeats=5) -> dict:
     """What the driver spends per chunk to store it (records -> DataFrame -> two Parquet parts)."""
-    from tractor_sim.engine import run_chunk
-    from tractor_sim.store import RunStore
+    from tractor_sim.runs.engine import run_chunk
+    from tractor_sim.runs.store import RunStore
 
     spec = _specs(chunk, chunk)[0]
     result = run_chunk(spec)

@@ -18,7 +18,9 @@ import time
 
 import numpy as np
 
-from tractor_sim import engine, stats
+from tractor_sim.runs import engine
+
+from tractor_sim.stats import summary as stats
 
 
 def measure(kind, base, opponent, worlds, rollouts, pairs, seed, chunk_size=25):

@@ -1,4 +1,4 @@
-"""Deals per second at each playable game size (tractor_sim.sizes), with plays and cards per deal.
+"""Deals per second at each playable game size (tractor_sim.rules.sizes), with plays and cards per deal.
 
 Run: python benchmarks/bench_sizes.py [--deals 20000] [--repeats 5] [--policies basic random]
                                       [--sizes 4/2 6/2 8/2 5/2f] [--json FILE]
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 def _size(text: str):
     """'6/2' (tractor teams) or '5/2f' (Finding Friends)."""
-    from tractor_sim.sizes import GameSize
+    from tractor_sim.rules.sizes import GameSize
 
     friends = text.endswith("f")
     players, decks = (int(x) for x in text.rstrip("f").split("/"))
@@ -33,7 +33,7 @@ def _size(text: str):
 
 
 def _play(size, policy: str, deals: int, seed: int):
-    from tractor_sim import engine as E
+    from tractor_sim.runs import engine as E
 
     spec = E.plan_chunks([(policy, policy)], n=deals, seed=seed, game=size, duplicate=False,
                          chunk_size=deals)[0]

@@ -1,4 +1,4 @@
-"""Error rates of the GSPRT (tractor_sim.sprt) on real pair scores, with planted effects.
+"""Error rates of the GSPRT (tractor_sim.stats.sprt) on real pair scores, with planted effects.
 
 Run: python benchmarks/bench_sprt.py RUN_DIR MATCHUP HIGH [TRIALS]
 The pair scores of MATCHUP in RUN_DIR give the shape (values and shares, with its
@@ -13,7 +13,11 @@ import time
 import numpy as np
 import pandas as pd
 
-from tractor_sim import ratings, sprt as SP, stats
+from tractor_sim.stats import ratings
+
+from tractor_sim.stats import sprt as SP
+
+from tractor_sim.stats import summary as stats
 
 
 def shape(run_dir, matchup):

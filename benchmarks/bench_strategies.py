@@ -28,8 +28,8 @@ warnings.filterwarnings("ignore", message="First-class function type feature is 
 import numpy as np  # noqa: E402
 from numba import njit, types  # noqa: E402
 
-from tractor_sim import strategy as S  # noqa: E402
-from tractor_sim.kernels.view import DECISIONS, STRATEGY_TYPE  # noqa: E402
+from tractor_sim.play import registry as S  # noqa: E402
+from tractor_sim.core.kernels.view import DECISIONS, STRATEGY_TYPE  # noqa: E402
 
 POLICIES = ("basic", "expert", "random")
 

@@ -15,8 +15,8 @@ import hashlib
 
 import numpy as np
 
-from tractor_sim import engine as E
-from tractor_sim.kernels import match as M
+from tractor_sim.runs import engine as E
+from tractor_sim.core.kernels import match as M
 
 
 def digest(players, decks, teams, mode, n, seed=7):

@@ -9,8 +9,8 @@ def illegal_follow(name: str, policy: str, preamble: str = "") -> str:
     led (illegal as soon as I hold the led suit), and a policy ``policy`` that uses it.
     ``preamble``: lines run when the module loads."""
     return f'''
-from tractor_sim.strategy import strategy, policy
-from tractor_sim.kernels.view import M_LEAD_N, V_HAND, V_META
+from tractor_sim.play.registry import strategy, policy
+from tractor_sim.core.kernels.view import M_LEAD_N, V_HAND, V_META
 {preamble}
 
 @strategy("follow", "{name}", description="ignores the suit: illegal")
@@ -32,8 +32,8 @@ def out_of_bounds(name: str, policy: str, row_offset: int = 0) -> str:
     """A module with follow strategy ``name`` that plays like ``smart`` but first writes one row past its
     view (the write that changed 48 of 4,000 deals before plug-ins were bounds-checked)."""
     return f'''
-from tractor_sim.strategy import strategy, policy, get_strategy
-from tractor_sim.kernels.view import V_ROWS
+from tractor_sim.play.registry import strategy, policy, get_strategy
+from tractor_sim.core.kernels.view import V_ROWS
 
 _smart = get_strategy("follow", "smart").dispatcher
 
@@ -51,8 +51,8 @@ policy("{policy}", declare="threshold", discard="lowest", lead="top_cards", foll
 def endless(name: str, policy: str) -> str:
     """A module with follow strategy ``name`` that never returns."""
     return f'''
-from tractor_sim.strategy import strategy, policy
-from tractor_sim.kernels.view import V_HAND
+from tractor_sim.play.registry import strategy, policy
+from tractor_sim.core.kernels.view import V_HAND
 
 
 @strategy("follow", "{name}", description="loops forever")

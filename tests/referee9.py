@@ -15,8 +15,8 @@ kitty_flip_suit).  From the package it takes only what is not a rule: the
 log's event kinds (``kernels.events``), the random stream primitives
 (``kernels.rng``: stream_key, randint; so that the shuffle, round 1's first
 drawer and the fixed-mode starter are the kernel's documented streams), the
-card names and points (``tractor_sim.cards``) and the option names
-(``tractor_sim.rules``).  No rule function of the kernels is used.
+card names and points (``tractor_sim.rules.cards``) and the option names
+(``tractor_sim.rules.options``).  No rule function of the kernels is used.
 
 What is checked, per deal (``LogReferee9.check``):
 
@@ -70,13 +70,13 @@ try:
 except ImportError:  # tests/ on sys.path instead of the project root
     import reference9 as r9
 
-from tractor_sim.cards import BJ, RJ, card_str, points as card_points, rank_of
-from tractor_sim.kernels.events import (
+from tractor_sim.rules.cards import BJ, RJ, card_str, points as card_points, rank_of
+from tractor_sim.core.kernels.events import (
     LOG_BID, LOG_BURY, LOG_DECLARE, LOG_DRAW, LOG_FAILED_THROW, LOG_FOLLOW, LOG_HAND, LOG_KITTY, LOG_LEAD,
     LOG_REDEAL, LOG_SHOW, LOG_START, LOG_TRICK, LOG_TRUMP,
 )
-from tractor_sim.kernels.rng import randint, stream_key
-from tractor_sim.rules import as_rules
+from tractor_sim.core.kernels.rng import randint, stream_key
+from tractor_sim.rules.options import as_rules
 
 # Stream purposes (the last part of a stream key) as the kernel documents them (kernels.phases;
 # tests/test_sized_deals.py checks these numbers against it).

@@ -34,13 +34,13 @@ except ImportError:  # tests/ on sys.path instead of the project root
     from referee9 import (RefereeError, cards_of, counts_of, declaration, decode_log, first_drawer, names,
                           shuffled_deck, stream)
 
-from tractor_sim.cards import BJ, card_str, points as card_points
-from tractor_sim.kernels.events import (
+from tractor_sim.rules.cards import BJ, card_str, points as card_points
+from tractor_sim.core.kernels.events import (
     LOG_BURY, LOG_CALL, LOG_DECLARE, LOG_DRAW, LOG_FAILED_THROW, LOG_FOLLOW, LOG_HAND, LOG_JOIN, LOG_KITTY,
     LOG_LEAD, LOG_REDEAL, LOG_START, LOG_TRICK, LOG_TRUMP,
 )
-from tractor_sim.kernels.rng import randint
-from tractor_sim.rules import as_rules
+from tractor_sim.core.kernels.rng import randint
+from tractor_sim.rules.options import as_rules
 
 # The fixed-mode landlord's stream purpose (kernels.phases documents them; the others: referee9).
 P_STARTER = 2
@@ -413,12 +413,12 @@ BAD_CALLS = {  # name -> the body of a call strategy that breaks 9.11 one way
 def _compile(source, name, view_module):
     import numba
 
-    from tractor_sim.kernels import rng
+    from tractor_sim.core.kernels import rng
 
     env = {"randint": rng.randint, "CARDS": CARD_COLS, "CALLS": view_module.CALLS, "__name__": __name__}
     env.update({k: getattr(view_module, k) for k in ("V_HAND", "V_EFF", "V_META", "M_TRUMP_RANK")})
     exec(source, env)
-    return numba.njit(cache=False)(env[name])
+    return env[name]
 
 
 def _stub(view, params, rng, scratch, out):
@@ -429,7 +429,7 @@ def _stub(view, params, rng, scratch, out):
 def install_test_strategies(packages=()):
     """Register the test lead ``friends_rash`` and the bad call strategies (BAD_CALLS): their names in
     the main registry, their code compiled into each sized package's registry (its own layout)."""
-    from tractor_sim import strategy as S
+    from tractor_sim.play import registry as S
 
     S.load_builtins()
     sources = {"friends_rash": ("lead", RASH_LEAD)}
@@ -443,5 +443,5 @@ def install_test_strategies(packages=()):
                 import types
 
                 view = types.SimpleNamespace(**{k: getattr(pkg.kernels.view, k) for k in (
-                    "V_HAND", "V_EFF", "V_META", "M_TRUMP_RANK")}, CALLS=pkg.kernels.size.CALLS)
-                pkg.registry.STRATEGIES[(decision, name)] = _compile(src, name, view)
+                    "V_HAND", "V_EFF", "V_META", "M_TRUMP_RANK")}, CALLS=pkg.kernels.dims.CALLS)
+                pkg.registry.strategy(decision, name)(_compile(src, name, view))

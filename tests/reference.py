@@ -1,14 +1,14 @@
 """Independent pure-Python reference of the Tractor rules (the test oracle).
 
 Written straight from ``shared/RULES.md`` and ``docs/decisions.md``, on plain
-lists of distinct-card ids (``tractor_sim.cards``: ``suit * 13 + rank``,
+lists of distinct-card ids (``tractor_sim.rules.cards``: ``suit * 13 + rank``,
 52 = BJ, 53 = RJ; every id may appear twice).  Nothing else of the package is
 used, so the compiled kernels can be checked against it.
 
 A trump spec is ``(rank, suit)``: rank 0..12 (2..A), suit 0..3 (S H D C) or
 4 = no trump suit (a joker pair was declared).  ``rules`` is ``None`` or a
 plain dict of option names (or an object with them as attributes); missing
-options take their defaults.  Every option of ``tractor_sim.rules.Rules`` is
+options take their defaults.  Every option of ``tractor_sim.rules.options.Rules`` is
 implemented (docs/decisions.md, "Variants"): ``follow_tractor`` in
 legal_follow, the overrides in declare_allowed, ``must_defend`` in
 level_after, the auction in bid_ok, auction_team, show_winner and
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tractor_sim.cards import BJ, NO_SUIT, RJ, card_id, points, rank_of, suit_of
+from tractor_sim.rules.cards import BJ, NO_SUIT, RJ, card_id, points, rank_of, suit_of
 
 TRUMP = NO_SUIT  # effective suit of all trumps
 

@@ -3,7 +3,7 @@
 The ground truth the generalized kernels will be checked against.  Written
 from ``shared/RULES.md`` (sections 1-9) and ``docs/decisions.md`` (its last
 section, "More decks, more players, Finding Friends", decisions 9.1-9.11), on plain lists
-of distinct-card ids (``tractor_sim.cards``: ``suit * 13 + rank``, 52 = BJ,
+of distinct-card ids (``tractor_sim.rules.cards``: ``suit * 13 + rank``, 52 = BJ,
 53 = RJ; with ``D`` decks every id may appear ``D`` times).  From the package
 it uses only the card naming helpers that ``tests/reference.py`` uses; it
 does not import ``tests/reference.py`` either, so that the equivalence test at
@@ -12,7 +12,7 @@ does not import ``tests/reference.py`` either, so that the equivalence test at
 A game size is a ``Game(players, decks, teams)``.  A trump spec is ``(rank,
 suit)`` as in ``tests/reference.py``: rank 0..12 (2..A), suit 0..3 (S H D C)
 or 4 = no trump suit.  ``rules`` is ``None`` or a dict of the option names of
-``tractor_sim.rules.Rules`` (missing ones take their defaults).
+``tractor_sim.rules.options.Rules`` (missing ones take their defaults).
 
 Vocabulary: a *group* is all the copies of one distinct card in a set of
 cards (a count 1..D).  A *tuple* is ``m`` identical cards, ``2 <= m <= D``.
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from tractor_sim.cards import BJ, NO_SUIT, RJ, points, rank_of, suit_of
+from tractor_sim.rules.cards import BJ, NO_SUIT, RJ, points, rank_of, suit_of
 
 TRUMP = NO_SUIT  # effective suit of all trumps
 

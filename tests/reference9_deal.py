@@ -26,7 +26,7 @@ try:
 except ImportError:  # tests/ on sys.path instead of the project root
     import reference9 as r9
 
-from tractor_sim.cards import points as card_points
+from tractor_sim.rules.cards import points as card_points
 
 
 class DealInvariantError(AssertionError):

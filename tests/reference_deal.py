@@ -1,7 +1,7 @@
 """Pure-Python reference deal and match player, and a referee for kernel event logs.
 
 Written from ``shared/RULES.md``, ``docs/decisions.md``, ``docs/records.md``
-and the view contract of ``tractor_sim/kernels/view.py``.  Every rule comes
+and the view contract of ``tractor_sim/core/kernels/view.py``.  Every rule comes
 from ``tests/reference.py`` (decompose/classify, check_throw, legal_follow,
 trick_winner, trick_points, kitty_bonus, level_change, level_after,
 next_starter, match_winner, declare_allowed, kitty_flip_suit, and for the
@@ -57,13 +57,13 @@ try:
 except ImportError:  # tests/ on sys.path instead of the project root
     import reference as ref
 
-from tractor_sim.cards import BJ, RJ, card_id, points as card_points
-from tractor_sim.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR
-from tractor_sim.kernels.rng import randint, stream_key
-from tractor_sim.kernels.rng import uniform as _uniform
-from tractor_sim import strategy_lib as sl
-from tractor_sim.kernels import view as V
-from tractor_sim.rules import Rules, as_rules
+from tractor_sim.rules.cards import BJ, RJ, card_id, points as card_points
+from tractor_sim.core.kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR
+from tractor_sim.core.kernels.rng import randint, stream_key
+from tractor_sim.core.kernels.rng import uniform as _uniform
+from tractor_sim.core import lib as sl
+from tractor_sim.core.kernels import view as V
+from tractor_sim.rules.options import Rules, as_rules
 
 warnings.filterwarnings("ignore", message="First-class function type feature is experimental")
 
@@ -220,13 +220,13 @@ def deal_record(fields):
 
 
 def _deal_dtype():
-    from tractor_sim.engine import DEAL_DTYPE
+    from tractor_sim.runs.engine import DEAL_DTYPE
 
     return DEAL_DTYPE
 
 
 def _match_dtype():
-    from tractor_sim.engine import MATCH_DTYPE
+    from tractor_sim.runs.engine import MATCH_DTYPE
 
     return MATCH_DTYPE
 
@@ -239,7 +239,7 @@ class Sides:
     """The two teams' strategies: functions[team][decision], params[team, decision] (padded as the engine does)."""
 
     def __init__(self, policies, python=False):
-        from tractor_sim import strategy as S
+        from tractor_sim.play import registry as S
 
         S.load_builtins()
         pols = [S.resolve_policy(p) for p in policies]
@@ -308,7 +308,7 @@ def register_test_policies():
     """
     if _TEST_POLICIES_DONE:
         return
-    from tractor_sim import strategy as S
+    from tractor_sim.play import registry as S
 
     S.load_builtins()
     S.strategy("lead", "refdeal_rash", params={"p": 0.5},

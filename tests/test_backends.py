@@ -14,10 +14,12 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from tractor_sim import engine, runner
-from tractor_sim import backends as B
+from tractor_sim.runs import engine
+
+from tractor_sim.runs import runner
+from tractor_sim.runs import backends as B
 from tractor_sim.cli import main
-from tractor_sim.store import RunStore, StoreError
+from tractor_sim.runs.store import RunStore, StoreError
 
 try:
     from tests.plugin_sources import illegal_follow
@@ -228,7 +230,7 @@ def test_unreachable_scheduler_is_a_clear_error(monkeypatch, tmp_path):
         with B.make_executor("dask", scheduler=f"tcp://127.0.0.1:{port}", timeout=1):
             pass
     assert time.time() - t < 20
-    from tractor_sim.backends import dask_backend
+    from tractor_sim.runs.backends import dask_backend
 
     monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT", 1)
     exp = tmp_path / "scale.toml"

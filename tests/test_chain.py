@@ -1,4 +1,4 @@
-"""The match Markov chain (tractor_sim.chain): exact cases, the rule options
+"""The match Markov chain (tractor_sim.stats.chain): exact cases, the rule options
 through the kernels' level functions, and agreement with simulated matches."""
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from tractor_sim import runner
-from tractor_sim import chain
+from tractor_sim.runs import runner
+from tractor_sim.stats import chain
 from test_stats import deals_from_probs, table
 
 MATCH_ENDS = ("pass_ace", "reach_ace")
@@ -148,7 +148,8 @@ def test_resolved_rules_choose_the_match_end():
 def test_chain_predicts_simulated_matches(preset):
     # real matches under each preset: the chain from their deals' rows predicts the match length and the
     # winner; under the other preset's rules it misses the length (reach_ace vs pass_ace, auction vs draw)
-    from tractor_sim import engine, stats
+    from tractor_sim.runs import engine
+    from tractor_sim.stats import summary as stats
 
     a = {"policy": "basic", "discard": "expert", "name": "expert_discard"}
     b = {"policy": "basic", "discard": "lowest", "name": "lowest_discard"}

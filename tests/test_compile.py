@@ -11,17 +11,17 @@ import pytest
 from numba.core import ir, types
 from numba.core import config as numba_config
 
-from tractor_sim import engine
-from tractor_sim.kernels import events, match as M
-from tractor_sim.rules import Rules
+from tractor_sim.runs import engine
+from tractor_sim.core.kernels import events, match as M
+from tractor_sim.rules.options import Rules
 
 jit_only = pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled dispatchers only")
 
 
 @jit_only
 def test_importing_the_engine_compiles_nothing():
-    code = ("import tractor_sim.engine\n"
-            "from tractor_sim.kernels import deal, match\n"
+    code = ("import tractor_sim.runs.engine\n"
+            "from tractor_sim.core.kernels import deal, match\n"
             "print(len(deal.rollouts.signatures), len(deal.play_from.signatures), len(match.play_chunk.signatures))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
@@ -35,8 +35,8 @@ def test_a_chunk_calls_the_driver_without_compiling_a_copy(tmp_path):
     rules without the auction compile the driver without it, and only rules with it compile the
     auction's phases."""
     code = ("from tractor_sim import engine\n"
-            "from tractor_sim.kernels import deal, phases\n"
-            "from tractor_sim.rules import Rules\n"
+            "from tractor_sim.core.kernels import deal, phases\n"
+            "from tractor_sim.rules.options import Rules\n"
             "def counts():\n"
             "    return [len(f.signatures) for f in (deal.play_from_without_auction, deal.play_from, deal.play_deal,"
             " phases.apply_bid)]\n"

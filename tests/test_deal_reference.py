@@ -38,13 +38,13 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
-from tractor_sim.engine import DEAL_DTYPE, MATCH_DTYPE, ChunkSpec, run_chunk
-from tractor_sim.kernels import deal as D
-from tractor_sim.kernels import match as M
-from tractor_sim.kernels import order as O
-from tractor_sim.kernels import view as V
-from tractor_sim.kernels.rng import shuffle
-from tractor_sim.rules import Rules
+from tractor_sim.runs.engine import DEAL_DTYPE, MATCH_DTYPE, ChunkSpec, run_chunk
+from tractor_sim.core.kernels import deal as D
+from tractor_sim.core.kernels import match as M
+from tractor_sim.core.kernels import order as O
+from tractor_sim.core.kernels import view as V
+from tractor_sim.core.kernels.rng import shuffle
+from tractor_sim.rules.options import Rules
 
 try:
     from tests import reference_deal as RD

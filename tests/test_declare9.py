@@ -31,10 +31,16 @@ try:
 except ImportError:  # tests/ on sys.path instead of the project root
     from sized_params import sized
 
-from tractor_sim import chain, sizes, stats
-from tractor_sim.cards import BJ, RJ
-from tractor_sim.rules import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE, Rules
-from tractor_sim.strategy import get_strategy
+from tractor_sim.stats import chain
+
+from tractor_sim.rules import sizes
+
+from tractor_sim.play import packages
+
+from tractor_sim.stats import summary as stats
+from tractor_sim.rules.cards import BJ, RJ
+from tractor_sim.rules.options import R_JOKER_OVERRIDE, R_PAIR_OVERRIDE, R_SELF_OVERRIDE, Rules
+from tractor_sim.play.registry import get_strategy
 
 try:
     from tests import reference9 as r9
@@ -47,7 +53,7 @@ OPTIONS = [dict(self_override=so, pair_override=po, joker_pair_override=jo)
 
 
 def kernels(decks):
-    return sizes.kernels_for(SIZES[decks]).kernels
+    return packages.compiled_package(SIZES[decks]).kernels
 
 
 def encoded(options):
@@ -82,7 +88,7 @@ def random_hand(rng, decks, rank):
 def test_declare_count_ok_is_declare_ok_with_two_decks():
     """The general rule at two decks is the 4-player 2-deck game's: every (kind, card) on every
     held count, standing declaration and option (and the reference agrees)."""
-    from tractor_sim.kernels import declare as D
+    from tractor_sim.core.kernels import declare as D
 
     rank = 5
     cards = [s * 13 + rank for s in range(4)] + [BJ, RJ, 0]
@@ -160,7 +166,7 @@ def test_declare_verdicts_equal_the_reference(decks):
 def _view(V, hand, rank, cur, opts, seat=0):
     """A view with my hand, the trump rank, the standing declaration (seat, count, card) or None,
     and the rules."""
-    from tractor_sim.kernels.declare import kind_of
+    from tractor_sim.core.kernels.declare import kind_of
 
     v = np.zeros((V.V_ROWS, 54), dtype=np.int64)
     for x in hand:
@@ -186,11 +192,11 @@ def test_declare_helpers_of_the_strategies(decks):
     copies, then the strongest; RJ over BJ at equal counts); at two decks best_suit_by_count, the
     general one, is best_suit_option."""
     if decks == 2:
-        from tractor_sim import strategy_lib as sl
-        from tractor_sim.kernels import view as V
+        from tractor_sim.core import lib as sl
+        from tractor_sim.core.kernels import view as V
     else:
-        pkg = sizes.kernels_for(SIZES[decks])
-        sl, V = pkg.strategy_lib, pkg.kernels.view
+        pkg = packages.compiled_package(SIZES[decks])
+        sl, V = pkg.lib, pkg.kernels.view
     rng = random.Random(10 + decks)
     n = 0
     for _ in range(300):
@@ -238,7 +244,7 @@ def _drive_draw(decks):
     PH_DRAW, PH_AUCTION = ST.PH_DRAW, ST.PH_AUCTION
     S_PHASE, S_TO_ACT, S_DECISION, S_DRAW_K, S_REDEALS = (ST.S_PHASE, ST.S_TO_ACT, ST.S_DECISION, ST.S_DRAW_K,
                                                           ST.S_REDEALS)
-    ANSWER, CARDS, DECLARE, TEAMS = ST.ANSWER, 54, V.DECLARE, K.size.TEAMS
+    ANSWER, CARDS, DECLARE, TEAMS = ST.ANSWER, 54, V.DECLARE, K.dims.TEAMS
 
     @numba.njit(_nrt=False)
     def run(st, ws, rules, err, log, declare0, declare1, bid0, bid1, params, asks):
@@ -277,7 +283,7 @@ def _drive_draw(decks):
 def _strategy(K, decision, name):
     """A built-in strategy of the sized package, and its default parameters."""
     info = get_strategy(decision, name)
-    pkg = sizes.kernels_for(sizes.GameSize(K.size.SEATS, K.size.DECKS))
+    pkg = packages.compiled_package(sizes.GameSize(K.dims.SEATS, K.dims.DECKS))
     return info.sized_function(pkg), list(info.params.values())
 
 
@@ -312,9 +318,9 @@ def _referee_draw(K, game, log, asks, rank, round1, opts, st):
         hands = [[] for _ in range(game.players)]
         current = None
         decls = []
-        for k in range(K.size.DRAWN + game.players):
+        for k in range(K.dims.DRAWN + game.players):
             seat = (first + k) % game.players
-            if k < K.size.DRAWN:
+            if k < K.dims.DRAWN:
                 kind, s, card = events[ev][:3]
                 assert kind == E.LOG_DRAW and s == seat
                 hands[seat].append(card)
@@ -343,7 +349,7 @@ def _referee_draw(K, game, log, asks, rank, round1, opts, st):
         if round1:
             assert trump[1] == current[0]
     else:
-        kitty = [int(x) for x in log[[e[0] for e in events].index(E.LOG_KITTY) + 1, 4:4 + K.size.KITTY]]
+        kitty = [int(x) for x in log[[e[0] for e in events].index(E.LOG_KITTY) + 1, 4:4 + K.dims.KITTY]]
         assert trump[2] == r9.kitty_flip_suit(kitty, rank)
     return decls, redeal
 
@@ -394,7 +400,7 @@ def test_whole_draws_with_tuples(decks):
         if decls:
             assert st[ST.S_CUR_COUNT] == decls[-1][0]
             view = ws[0][0]
-            assert sizes.kernels_for(SIZES[decks]).strategy_lib.standing_count(view) == decls[-1][0]
+            assert packages.compiled_package(SIZES[decks]).lib.standing_count(view) == decls[-1][0]
             assert view[K.view.V_META, K.view.M_DECL_CARD] == decls[-1][1]
             nd = view[K.view.V_META, K.view.M_NDECL]
             assert view[K.view.V_DECL_COUNT, nd - 1] == decls[-1][0]
@@ -450,8 +456,8 @@ def test_the_auction_at_six_players_three_decks():
 
 def test_the_auction_at_six_players_three_decks_whole_deals():
     """Whole deals and matches with the auction at 6/3 by the engine (bids up to the 300 points)."""
-    from tractor_sim import engine as E
-    from tractor_sim.kernels import match as M
+    from tractor_sim.runs import engine as E
+    from tractor_sim.core.kernels import match as M
 
     for mode in ("fixed", "match"):
         spec = E.plan_chunks([("basic", "random")], n=40 if mode == "fixed" else 4, seed=3, mode=mode,
@@ -478,7 +484,7 @@ def test_level_table_equals_the_reference(decks):
     two decks) against reference9's table and tractor_round_result: rows S = 20 D wide, keep / gain,
     the take-over row, the next starter; every must_defend value."""
     if decks == 2:
-        from tractor_sim.kernels import scoring as S
+        from tractor_sim.core.kernels import scoring as S
         players = 4
     else:
         S = kernels(decks).scoring

@@ -35,13 +35,13 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tractor_sim import referee
-from tractor_sim.cards import POINTS, card_str
-from tractor_sim.kernels import combos as K
-from tractor_sim.kernels import declare as DK
-from tractor_sim.kernels import scoring as S
-from tractor_sim.kernels.order import trump_table
-from tractor_sim.rules import R_THROW_PENALTY, Rules
+from tractor_sim.play import referee
+from tractor_sim.rules.cards import POINTS, card_str
+from tractor_sim.core.kernels import combos as K
+from tractor_sim.core.kernels import declare as DK
+from tractor_sim.core.kernels import scoring as S
+from tractor_sim.core.kernels.order import trump_table
+from tractor_sim.rules.options import R_THROW_PENALTY, Rules
 
 try:
     from tests import reference as ref

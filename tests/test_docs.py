@@ -3,7 +3,11 @@
 import re
 from pathlib import Path
 
-from tractor_sim import engine, runner, strategy
+from tractor_sim.runs import engine
+
+from tractor_sim.runs import runner
+
+from tractor_sim.play import registry as strategy
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "strategies.md"
 

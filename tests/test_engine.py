@@ -5,9 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tractor_sim import engine, runner
-from tractor_sim.kernels.scoring import level_row
-from tractor_sim.replay import replay
+from tractor_sim.runs import engine
+
+from tractor_sim.runs import runner
+from tractor_sim.core.kernels.scoring import level_row
+from tractor_sim.play.replay import replay
 
 try:
     from tests.plugin_sources import illegal_follow
@@ -124,8 +126,8 @@ def test_plan_rejects_bad_input():
 def test_an_event_log_that_fills_up_is_grown_not_cut():
     """A log with room for only a few events: the chunk is played again with a larger one and
     gives the whole log, the same as a roomy log (and the same deals)."""
-    from tractor_sim.kernels import match as M
-    from tractor_sim.rules import Rules
+    from tractor_sim.core.kernels import match as M
+    from tractor_sim.rules.options import Rules
 
     spec = engine.ChunkSpec("log", ("basic", "basic"), ("basic", "basic"), 3, "fixed", 0, 4, 1, Rules().to_dict())
     roomy = engine.run_chunk(spec, M.LOG_ALL)
@@ -139,9 +141,9 @@ def test_a_strategy_that_scribbles_on_its_view_changes_nothing_else():
     """The kernel never reads back what a strategy may write: a declare strategy that fills its
     view's trump table and suit counts with card indices far out of range (any use of them as an
     index would write into another seat's view) plays exactly the deals of one that never declares."""
-    from tractor_sim import strategy as S
-    from tractor_sim.kernels.view import M_MY_CARDS, V_EFF, V_META, V_TTMETA
-    from tractor_sim.rules import Rules
+    from tractor_sim.play import registry as S
+    from tractor_sim.core.kernels.view import M_MY_CARDS, V_EFF, V_META, V_TTMETA
+    from tractor_sim.rules.options import Rules
 
     @S.strategy("declare", "scribbler_for_test")
     def scribbler(view, params, rng, scratch, out):

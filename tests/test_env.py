@@ -1,4 +1,4 @@
-"""The environments (tractor_sim.env): PettingZoo's and Gymnasium's own checks, seeds, masks, rewards."""
+"""The environments (tractor_sim.play.env): PettingZoo's and Gymnasium's own checks, seeds, masks, rewards."""
 
 import numpy as np
 import pytest
@@ -6,9 +6,9 @@ import pytest
 pytest.importorskip("gymnasium", reason="the environments need the optional extra 'rl' (gymnasium)")
 pytest.importorskip("pettingzoo", reason="the environments need the optional extra 'rl' (pettingzoo)")
 
-from tractor_sim import cards as K  # noqa: E402
-from tractor_sim import env as E  # noqa: E402
-from tractor_sim.game import IllegalAnswer  # noqa: E402
+from tractor_sim.rules import cards as K  # noqa: E402
+from tractor_sim.play import env as E  # noqa: E402
+from tractor_sim.play.state import IllegalAnswer  # noqa: E402
 
 BIDDER = {"name": "bidder", "policy": "random", "bid": "random"}
 
@@ -145,10 +145,10 @@ def test_the_examples_of_docs_environments_run(capsys):
 def test_an_episode_can_start_from_a_recorded_deal():
     """reset(options={"record": ..., "upto": n}): the recorded deal after n decisions; played on with the
     record's own plays, a card at a time, it ends in the record's result, and the rewards follow it."""
-    from tractor_sim import record as REC
-    from tractor_sim.game import State
-    from tractor_sim.kernels import view as V
-    from tractor_sim.replay import replay
+    from tractor_sim.play import record as REC
+    from tractor_sim.play.state import State
+    from tractor_sim.core.kernels import view as V
+    from tractor_sim.play.replay import replay
 
     rec = replay(seed=4, deal_id=2, policies=("expert", "basic"))
     whole = State.from_record(rec)

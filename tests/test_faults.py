@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 import plugin_sources
 from tractor_sim.cli import main
-from tractor_sim.store import RunStore
+from tractor_sim.runs.store import RunStore
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = """
@@ -217,9 +217,9 @@ def test_a_damaged_part_is_named_then_rerun_with_repair(tmp_path, tiny, fresh, d
 
 
 def test_a_part_damaged_after_resume_is_caught_at_finalize(tmp_path):
-    from tractor_sim import runner
-    from tractor_sim.engine import plan_chunks
-    from tractor_sim.store import StoreError
+    from tractor_sim.runs import runner
+    from tractor_sim.runs.engine import plan_chunks
+    from tractor_sim.runs.store import StoreError
 
     specs = plan_chunks([("basic", "random")], n=40, seed=3, chunk_size=20)
     store = RunStore(tmp_path / "run", {"name": "t", "seed": 3}, "test")
@@ -401,7 +401,7 @@ def test_compare_with_an_illegal_plugin_is_a_message(tmp_path):
 def test_a_strategy_defined_without_a_file_is_fingerprinted_by_its_code():
     from types import SimpleNamespace
 
-    from tractor_sim.fingerprint import _source
+    from tractor_sim.runs.fingerprint import _source
 
     def f(view, params, rng, scratch, out):
         return 0
@@ -453,8 +453,8 @@ def test_a_scheduler_that_is_not_one_fails_fast(tmp_path, tiny, kind):
         port = httpd.server_address[1]
     else:
         port = _server(_greeter)
-    from tractor_sim.backends import BackendError
-    from tractor_sim.backends.dask_backend import DaskBackend
+    from tractor_sim.runs.backends import BackendError
+    from tractor_sim.runs.backends.dask_backend import DaskBackend
 
     with pytest.raises(BackendError, match=f"127.0.0.1:{port}"):
         DaskBackend.start(scheduler=f"tcp://127.0.0.1:{port}", timeout=3)
@@ -560,7 +560,7 @@ def test_scheduler_without_dask_backend_makes_nothing(tmp_path, tiny):
 
 
 def test_an_internal_error_is_one_line_unless_debug(monkeypatch):
-    from tractor_sim import referee
+    from tractor_sim.play import referee
 
     monkeypatch.setattr(referee, "trick", lambda *a, **k: {}["boom"])
     r = _run(["judge", "-"], input=json.dumps(TRICK))

@@ -21,12 +21,13 @@ from click.testing import CliRunner
 from tests import reference9 as r9
 from tests.referee_friends import FriendsReferee, install_test_strategies
 from tests.sized_params import sized
-from tractor_sim import engine as E
-from tractor_sim import referee
-from tractor_sim import sizes
+from tractor_sim.runs import engine as E
+from tractor_sim.play import referee
+from tractor_sim.rules import sizes
+from tractor_sim.play import packages
 from tractor_sim.cli import main
-from tractor_sim.kernels import match as M4
-from tractor_sim.sizes import GameSize, GameSizeError
+from tractor_sim.core.kernels import match as M4
+from tractor_sim.rules.sizes import GameSize, GameSizeError
 
 PLAYERS = (4, 5, 6, 7, 8)
 RASH = {"name": "rash", "policy": "random", "lead": "friends_rash"}  # throws, many failing (penalties)
@@ -39,7 +40,7 @@ def game(n, decks=2):
 
 
 def package(n, decks=2):
-    pkg = sizes.kernels_for(GameSize(n, decks, "friends"))
+    pkg = packages.compiled_package(GameSize(n, decks, "friends"))
     install_test_strategies([pkg])
     return pkg
 
@@ -152,11 +153,11 @@ def _view(pkg, hand, buried=(), rank=0, suit=0):
 
 
 def _calls(pkg, name, view, seed=1):
-    fn = pkg.registry.STRATEGIES[("call", name)]
+    fn = S.get_strategy("call", name).sized_function(pkg)
     out = np.zeros(54, dtype=np.int64)
     rng = np.array([seed], dtype=np.uint64)
     n = fn(view, np.zeros(1), rng, np.zeros(8), out)
-    calls = pkg.kernels.size.CALLS
+    calls = pkg.kernels.dims.CALLS
     assert n == calls
     return [(int(out[j]), int(out[calls + j])) for j in range(calls)]
 
@@ -164,7 +165,7 @@ def _calls(pkg, name, view, seed=1):
 def test_the_ace_call():
     """Off-suit Aces I lack first (the one after my own copies), the trump suit's last, never a card I
     hold or buried in full; another card for each call."""
-    from tractor_sim.cards import parse_cards
+    from tractor_sim.rules.cards import parse_cards
 
     pkg = package(8)  # three calls
     ids = lambda text: parse_cards(text)  # noqa: E731
@@ -193,8 +194,8 @@ def test_every_view_shows_the_calls_the_team_and_the_levels():
     pkg = package(5)
     K = pkg.kernels
     V, ST, F = K.view, K.state, K.friends
-    from tractor_sim import strategy as S
-    from tractor_sim.rules import Rules
+    from tractor_sim.play import registry as S
+    from tractor_sim.rules.options import Rules
 
     rules = Rules().encode()
     pols, params, fns = E.resolve_policies(("expert", "random"), (), pkg)
@@ -246,13 +247,13 @@ def test_every_view_shows_the_calls_the_team_and_the_levels():
 def test_friends_plays_without_the_auction():
     with pytest.raises(GameSizeError, match="auction"):
         E.plan_chunks([("basic", "random")], n=2, game=game(5), rules="russian")
-    assert sizes.package_name(GameSize(5, 2, "friends")) == "tractor_sim_sized_p5d2f"
-    assert package(5).kernels.size.TEAM_MODE == package(5).kernels.size.FRIENDS
-    assert sizes.kernels_for(GameSize(6, 2)).kernels.size.TEAM_MODE == 0  # tractor sizes: no friends
+    assert packages.package_name(GameSize(5, 2, "friends")) == "tractor_sim_sized_p5d2f"
+    assert package(5).kernels.dims.TEAM_MODE == package(5).kernels.dims.FRIENDS
+    assert packages.compiled_package(GameSize(6, 2)).kernels.dims.TEAM_MODE == 0  # tractor sizes: no friends
 
 
 def test_the_tractor_game_never_calls():
-    from tractor_sim.kernels import result, state, view
+    from tractor_sim.core.kernels import result, state, view
 
     assert "V_FRIENDS" in view.ROWS.absent and view.V_ROWS == view.ROWS.size
     assert "F_TEAM" in state.LAYOUT.absent and "D_TEAM" in result.LAYOUT.absent
@@ -327,7 +328,7 @@ def check_records_of_the_run(out, mode, deals):
     """Deal records of a Finding Friends run: exported and valid by the schema, played again
     identically, their tricks judged by ``judge --record`` with the sides of the moment; the
     viewer and the step API refuse them by name."""
-    from tractor_sim import record as REC
+    from tractor_sim.play import record as REC
 
     path = out / "deals.jsonl"
     r = CliRunner().invoke(main, ["export", str(out), "--deals", deals, "--out", str(path)], catch_exceptions=False)
@@ -352,7 +353,7 @@ def check_records_of_the_run(out, mode, deals):
     assert j.exit_code == 0 and json.loads(j.output)["winner"] == recs[0]["tricks"][2]["winner"], j.output
     h = CliRunner().invoke(main, ["replay", "--record", str(path), "--html", str(out / "x.html")])
     assert h.exit_code != 0 and "viewer shows games of 4 players" in h.output and "Traceback" not in h.output
-    from tractor_sim.game import State
+    from tractor_sim.play.state import State
 
     with pytest.raises(ValueError, match="5 players with 2 decks; the step API plays the 4-player"):
         State.from_record(recs[0])

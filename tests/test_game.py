@@ -1,4 +1,4 @@
-"""The Python step API (tractor_sim.game) and the drivers over the phase functions (kernels.deal).
+"""The Python step API (tractor_sim.play.state) and the drivers over the phase functions (kernels.deal).
 
 Proved by what does not change: stepping a deal through the API with the
 policies' own answers gives the engine's records; a deal stopped anywhere,
@@ -11,14 +11,14 @@ import json
 import numpy as np
 import pytest
 
-from tractor_sim import runner
-from tractor_sim import engine
-from tractor_sim.game import IllegalAnswer, State
-from tractor_sim.kernels import deal as D
-from tractor_sim.kernels import phases as PH
-from tractor_sim.kernels import state as ST
-from tractor_sim.kernels.layout import Layout
-from tractor_sim.kernels.view import META, ROWS
+from tractor_sim.runs import runner
+from tractor_sim.runs import engine
+from tractor_sim.play.state import IllegalAnswer, State
+from tractor_sim.core.kernels import deal as D
+from tractor_sim.core.kernels import phases as PH
+from tractor_sim.core.kernels import state as ST
+from tractor_sim.core.kernels.layout import Layout
+from tractor_sim.core.kernels.view import META, ROWS
 
 COMPARED = ["starter", "declaring_team", "trump_rank", "trump_suit", "trump_source", "redeals", "kitty_points",
             "trick_points", "kitty_bonus", "throw_penalty", "failed_throws", "last_winner", "opp_points", "row",
@@ -91,8 +91,8 @@ def test_an_illegal_answer_raises_and_changes_nothing():
 def test_legal_follows_are_exactly_those_the_engine_accepts():
     """legal() against is_legal() (which asks the engine's own check) on every candidate of the right
     size, at the follows of a few deals."""
-    from tractor_sim.game import _sub_multisets
-    from tractor_sim import cards as K
+    from tractor_sim.play.state import _sub_multisets
+    from tractor_sim.rules import cards as K
 
     checked = 0
     for deal in range(3):

@@ -1,6 +1,6 @@
 """Information hiding: a strategy's view holds its own hand and public facts only.
 
-How the view is built (tractor_sim/kernels/view.py): the deal kernel keeps the
+How the view is built (tractor_sim/core/kernels/view.py): the deal kernel keeps the
 real state (all hands, the deck, the kitty) in its own arrays and writes into
 each seat's view only that seat's hand, the cards every seat has played, the
 current trick, the trump tables, public scalars and, for the starter alone,
@@ -25,9 +25,9 @@ import pytest
 PROBE = textwrap.dedent("""
     import json, sys
     import numpy as np
-    from tractor_sim import strategy as S
-    from tractor_sim.kernels import view as V
-    from tractor_sim.replay import replay
+    from tractor_sim.play import registry as S
+    from tractor_sim.core.kernels import view as V
+    from tractor_sim.play.replay import replay
 
     SEEN = []
     inner = {d: S.get_strategy(d, n).function for d, n in
@@ -64,13 +64,13 @@ def probed(tmp_path_factory):
 
 
 def _counts(cards):
-    from tractor_sim.cards import parse_cards, to_counts
+    from tractor_sim.rules.cards import parse_cards, to_counts
 
     return to_counts(parse_cards(cards))
 
 
 def test_views_hold_only_what_the_seat_may_know(probed):
-    from tractor_sim.kernels import view as V
+    from tractor_sim.core.kernels import view as V
 
     for deal in probed:
         data = deal["replay"]
@@ -114,7 +114,7 @@ def test_views_hold_only_what_the_seat_may_know(probed):
 
 
 def test_discard_view_is_the_starters_33_cards(probed):
-    from tractor_sim.kernels import view as V
+    from tractor_sim.core.kernels import view as V
 
     for deal in probed:
         data = deal["replay"]
@@ -158,7 +158,7 @@ def _splitmix_stream_key(seed, a, b, c):
 def _attack(seat_state, seat):
     """What a strategy holding its stream's first state would compute for the shuffle's state, if the
     derivation were the chained finalizer: undo the last step, redo it with the shuffle's purpose."""
-    from tractor_sim.kernels.deal import P_SEAT, P_SHUFFLE
+    from tractor_sim.core.kernels.deal import P_SEAT, P_SHUFFLE
 
     inner = _unmix(seat_state) ^ (((P_SEAT + seat) * _M2 + 3) & _MASK)
     return _mix(inner ^ ((P_SHUFFLE * _M2 + 3) & _MASK))
@@ -168,8 +168,8 @@ def test_a_seat_stream_does_not_lead_back_to_the_shuffle():
     """The attack recovers the shuffle from every seat on the old derivation (so it is a real attack)
     and from no seat on the current one."""
     import numpy as np
-    from tractor_sim.kernels.deal import P_SEAT, P_SHUFFLE
-    from tractor_sim.kernels.rng import stream_key
+    from tractor_sim.core.kernels.deal import P_SEAT, P_SHUFFLE
+    from tractor_sim.core.kernels.rng import stream_key
 
     seed = 12345
     for deal in range(200):
@@ -184,7 +184,7 @@ def test_a_seat_stream_does_not_lead_back_to_the_shuffle():
 def test_stream_keys_are_siphash_2_4():
     """The published SipHash-2-4 vectors (key 00..0f; messages of 0 and 8 bytes 00..07)."""
     import numpy as np
-    from tractor_sim.kernels.rng import siphash24
+    from tractor_sim.core.kernels.rng import siphash24
 
     k0 = int.from_bytes(bytes(range(8)), "little")
     k1 = int.from_bytes(bytes(range(8, 16)), "little")

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 import tractor_sim
-from tractor_sim import strategy
+from tractor_sim.play import registry as strategy
 
 PACKAGE = Path(tractor_sim.__file__).resolve().parent
 
@@ -53,7 +53,7 @@ def _cycle(graph):
 
 def test_no_import_cycle_in_the_package():
     graph = _graph()
-    assert "tractor_sim.backends" not in graph["tractor_sim.engine"]  # the old engine <-> backends cycle
+    assert "tractor_sim.runs.backends" not in graph["tractor_sim.runs.engine"]  # the old engine <-> backends cycle
     assert _cycle(graph) is None, " -> ".join(_cycle(graph))
 
 
@@ -61,15 +61,15 @@ def test_the_builtin_strategies_are_inside_the_package():
     strategy.load_builtins()
     mods = {strategy.get_strategy(d, n).module for d, n, _, _ in strategy.list_strategies()}
     builtin = {m for m in mods if strategy.is_builtin(m)}
-    assert builtin >= {"tractor_sim.strategies.follow", "tractor_sim.strategies.lead"}
+    assert builtin >= {"tractor_sim.core.strategies.follow", "tractor_sim.core.strategies.lead"}
     assert not (PACKAGE.parent / "strategies").exists()
     find = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     assert find["include"] == ["tractor_sim*"]  # no top-level package named `strategies` is installed
 
 
 def test_run_experiment_from_python_resumes(tmp_path):
-    from tractor_sim import experiment
-    from tractor_sim.runner import run_experiment
+    from tractor_sim.runs import experiment
+    from tractor_sim.runs.runner import run_experiment
 
     exp = experiment.from_dict({"name": "py", "seed": 2, "count": 40, "chunk_size": 20,
                                 "matchup": [{"a": "basic", "b": "random"}]})

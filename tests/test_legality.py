@@ -24,9 +24,10 @@ import pytest
 from tests.referee_friends import FriendsReferee, install_test_strategies
 from tests.test_friends import RASH as FRIENDS_RASH, VARIANTS as FRIENDS_VARIANTS
 from tests.test_sized_deals import run_chunks, run_long
-from tractor_sim import engine as E
-from tractor_sim import sizes
-from tractor_sim.kernels import match as M
+from tractor_sim.runs import engine as E
+from tractor_sim.rules import sizes
+from tractor_sim.play import packages
+from tractor_sim.core.kernels import match as M
 
 TABLES = [(5, 2, "friends"), (6, 3, "tractor"), (6, 3, "friends"), (8, 4, "friends")]
 TABLE_IDS = [f"{p}p{d}d-{t}" for p, d, t in TABLES]
@@ -46,7 +47,7 @@ RESULTS: dict = {}
 def run_friends(players, decks, n_deals, seed=2026, **how):
     """Judge ``n_deals`` Finding Friends deals of ``players``/``decks`` over FRIENDS_CONFIGS
     (test_sized_deals.run_chunks; ``how``: its options)."""
-    install_test_strategies([sizes.kernels_for(sizes.GameSize(players, decks, "friends"))])
+    install_test_strategies([packages.compiled_package(sizes.GameSize(players, decks, "friends"))])
 
     def judge_chunk(chunk, config, first, count):
         pols, mode, rules = config

@@ -20,14 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from tractor_sim.cards import POINTS, full_deck, points
-from tractor_sim.kernels import combos as K
-from tractor_sim.kernels import declare as D
-from tractor_sim.kernels import scoring as S
-from tractor_sim.kernels.bits import lowest_bit
-from tractor_sim.kernels.order import TT_EFF, TT_POS, trump_table
-from tractor_sim.kernels.rng import shuffle, stream_key
-from tractor_sim.rules import Rules
+from tractor_sim.rules.cards import POINTS, full_deck, points
+from tractor_sim.core.kernels import combos as K
+from tractor_sim.core.kernels import declare as D
+from tractor_sim.core.kernels import scoring as S
+from tractor_sim.core.kernels.bits import lowest_bit
+from tractor_sim.core.kernels.order import TT_EFF, TT_POS, trump_table
+from tractor_sim.core.kernels.rng import shuffle, stream_key
+from tractor_sim.rules.options import Rules
 
 try:
     from tests import reference as ref

@@ -1,10 +1,10 @@
-"""Ratings from all pairs at once (tractor_sim.ratings) on synthetic pair tables."""
+"""Ratings from all pairs at once (tractor_sim.stats.ratings) on synthetic pair tables."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tractor_sim import ratings as R
+from tractor_sim.stats import ratings as R
 
 
 def shared_deal_pairs(rng, strength, matchups, n):

@@ -6,12 +6,12 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from tractor_sim import record as REC
-from tractor_sim import referee
+from tractor_sim.play import record as REC
+from tractor_sim.play import referee
 from tractor_sim.cli import main
-from tractor_sim.engine import DEAL_DTYPE
-from tractor_sim.replay import replay
-from tractor_sim.rules import Rules
+from tractor_sim.runs.engine import DEAL_DTYPE
+from tractor_sim.play.replay import replay
+from tractor_sim.rules.options import Rules
 
 EXPERIMENT = """
 name = "records"
@@ -214,7 +214,7 @@ def test_a_record_loads_into_the_state_and_steps_to_its_result(source, request):
     """Round trip: a record (exported from a run, or replayed in match mode, under the auction, with failed
     throws) loaded into game.State and stepped through gives the record's result; stopped half way and
     played on by the same decisions, too."""
-    from tractor_sim.game import State
+    from tractor_sim.play.state import State
 
     if source == "exported":
         recs = REC.read(request.getfixturevalue("exported"))
@@ -243,7 +243,7 @@ def test_a_record_loads_into_the_state_and_steps_to_its_result(source, request):
 
 
 def test_a_record_that_does_not_fit_its_deal_is_named():
-    from tractor_sim.game import State
+    from tractor_sim.play.state import State
 
     rec = replay(seed=2, deal_id=0, policies=("basic", "basic"))
     rec["tricks"][0]["plays"][1]["seat"] = (rec["tricks"][0]["plays"][1]["seat"] + 1) % 4

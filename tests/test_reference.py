@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tractor_sim.cards import BJ, parse_card, parse_cards, parse_rank, parse_suit
+from tractor_sim.rules.cards import BJ, parse_card, parse_cards, parse_rank, parse_suit
 
 try:
     from tests import reference as ref
@@ -42,7 +42,7 @@ def positions(cards, trump, rules=None):
 
 def shape(units):
     """Units as (type, card string list) for readable comparisons."""
-    from tractor_sim.cards import card_str
+    from tractor_sim.rules.cards import card_str
 
     return [(u["type"], " ".join(card_str(x) for x in u["cards"])) for u in units]
 

@@ -13,7 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tractor_sim.cards import BJ, RJ, card_str, parse_card, parse_cards, parse_rank, parse_suit
+from tractor_sim.rules.cards import BJ, RJ, card_str, parse_card, parse_cards, parse_rank, parse_suit
 
 try:
     from tests import reference as ref
@@ -816,7 +816,7 @@ def test_the_reference_stands_alone():
         modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         modules |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
         package = {m for m in modules if m.startswith("tractor_sim")}
-        assert package == {"tractor_sim.cards"}, (name, package)
+        assert package == {"tractor_sim.rules.cards"}, (name, package)
         assert not any(m in ("reference", "tests.reference") for m in modules), (name, modules)
 
 

@@ -188,7 +188,9 @@ def test_report_without_duplicates_or_matches(tmp_path):
 
 
 def test_plots_write_pngs(tmp_path):
-    from tractor_sim import chain, ratings, stats
+    from tractor_sim.stats import chain
+    from tractor_sim.stats import ratings
+    from tractor_sim.stats import summary as stats
     deals, matches = match_run(10, seed=3)
     summary = stats.matchup_summary(deals, matches)
     table = chain.win_probability(deals, "basic", "random", n_boot=5)["table"]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tractor_sim import rulebook
+from tractor_sim.rules import rulebook
 from tractor_sim.cli import main
-from tractor_sim.rules import CHOICES, Rules, RulesError
+from tractor_sim.rules.options import CHOICES, Rules, RulesError
 
 ROOT = Path(__file__).resolve().parents[1]
 OPTIONS = [f.name for f in fields(Rules)]

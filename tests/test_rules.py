@@ -1,6 +1,6 @@
 """Hand-built situations for every rule of RULES.md sections 1-7.
 
-Through the public referee (``tractor_sim.referee``: classify, legal_follow,
+Through the public referee (``tractor_sim.play.referee``: classify, legal_follow,
 trick, kitty_bonus, level_change) and, where the referee does not reach, the
 kernels directly (trump_table, can_declare, kitty_flip_suit, match_winner,
 next_starter, level_change).  Every expected value is worked out by hand from
@@ -15,8 +15,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tractor_sim import referee as R
-from tractor_sim.cards import (
+from tractor_sim.play import referee as R
+from tractor_sim.rules.cards import (
     BJ,
     RANKS,
     RJ,
@@ -30,12 +30,12 @@ from tractor_sim.cards import (
     points,
     to_counts,
 )
-from tractor_sim.kernels import combos as K
-from tractor_sim.kernels import declare as D
-from tractor_sim.kernels import scoring as S
-from tractor_sim.kernels.order import TRUMP, TT_EFF, TT_POS, trump_table
-from tractor_sim.referee import RefereeError
-from tractor_sim.rules import Rules, RulesError, as_rules
+from tractor_sim.core.kernels import combos as K
+from tractor_sim.core.kernels import declare as D
+from tractor_sim.core.kernels import scoring as S
+from tractor_sim.core.kernels.order import TRUMP, TT_EFF, TT_POS, trump_table
+from tractor_sim.play.referee import RefereeError
+from tractor_sim.rules.options import Rules, RulesError, as_rules
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaExperimentalFeatureWarning")
 

@@ -23,17 +23,17 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from tractor_sim import engine
-from tractor_sim.game import State
-from tractor_sim.kernels import deal as D
-from tractor_sim.kernels import events as EV
-from tractor_sim.kernels import phases as PH
-from tractor_sim.kernels import publish as P
-from tractor_sim.kernels import sampler as SM
-from tractor_sim.kernels import state as ST
-from tractor_sim.kernels.declare import SINGLE
-from tractor_sim.kernels.order import TT_EFF, TT_POS
-from tractor_sim.kernels.size import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, SEATS
+from tractor_sim.runs import engine
+from tractor_sim.play.state import State
+from tractor_sim.core.kernels import deal as D
+from tractor_sim.core.kernels import events as EV
+from tractor_sim.core.kernels import phases as PH
+from tractor_sim.core.kernels import publish as P
+from tractor_sim.core.kernels import sampler as SM
+from tractor_sim.core.kernels import state as ST
+from tractor_sim.core.kernels.declare import SINGLE
+from tractor_sim.core.kernels.order import TT_EFF, TT_POS
+from tractor_sim.core.kernels.dims import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, SEATS
 
 try:  # the module object the other tests use (it registers its strategies once)
     from tests.reference_deal import RASH, SHY, register_test_policies
@@ -318,7 +318,7 @@ def consistent_world(state, seat, world, wws):
     assert world[ST.S_SEED] == 0
 
 
-ST_VIEW_HAND = __import__("tractor_sim.kernels.view", fromlist=["V_HAND"]).V_HAND
+ST_VIEW_HAND = __import__("tractor_sim.core.kernels.view", fromlist=["V_HAND"]).V_HAND
 
 
 def true_deal_satisfies_knowledge(state):

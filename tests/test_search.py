@@ -1,4 +1,4 @@
-"""The search player (kernels.search, kernels.search_play, tractor_sim.search) and ``analyze``.
+"""The search player (kernels.search, kernels.search_play, tractor_sim.play.search) and ``analyze``.
 
 Proved by the engine's own checks and by independent recomputation: every
 answer of a searching seat goes through the rules' checks (an illegal one
@@ -12,20 +12,23 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tractor_sim import analyze as A
-from tractor_sim import engine, runner, search as S, strategy
+from tractor_sim.runs import analyze as A
+from tractor_sim.runs import engine
+from tractor_sim.runs import runner
+from tractor_sim.play import search as S
+from tractor_sim.play import registry as strategy
 from tractor_sim.cli import main
-from tractor_sim.game import State
-from tractor_sim.kernels import candidates as KC
-from tractor_sim.kernels import deal as D
-from tractor_sim.kernels import phases as PH
-from tractor_sim.kernels import sampler as SM
-from tractor_sim.kernels import search as KS
-from tractor_sim.kernels import state as ST
-from tractor_sim.kernels import view as V
-from tractor_sim.kernels.size import CARDS, EFF_SUITS, SEATS
-from tractor_sim.kernels.view import FOLLOW, LEAD
-from tractor_sim.replay import replay
+from tractor_sim.play.state import State
+from tractor_sim.core.kernels import candidates as KC
+from tractor_sim.core.kernels import deal as D
+from tractor_sim.core.kernels import phases as PH
+from tractor_sim.core.kernels import sampler as SM
+from tractor_sim.core.kernels import search as KS
+from tractor_sim.core.kernels import state as ST
+from tractor_sim.core.kernels import view as V
+from tractor_sim.core.kernels.dims import CARDS, EFF_SUITS, SEATS
+from tractor_sim.core.kernels.view import FOLLOW, LEAD
+from tractor_sim.play.replay import replay
 
 ORACLE = {"policy": "oracle", "base": "expert", "worlds": 3, "rollouts": 1, "max_candidates": 8, "name": "oracle"}
 SEARCH = {**ORACLE, "policy": "search", "name": "search"}
@@ -95,7 +98,7 @@ def _state_at(seed, deal_id, decision, min_trick=0, policy="expert"):
 
 
 def _ids(cards):
-    from tractor_sim.cards import parse_cards
+    from tractor_sim.rules.cards import parse_cards
     return parse_cards(cards)
 
 

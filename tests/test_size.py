@@ -1,13 +1,13 @@
-"""The game's size is named in one place (kernels/size.py), never written as a bare number.
+"""The game's size is named in one place (kernels/dims.py), never written as a bare number.
 
-Every module of tractor_sim/kernels/ and tractor_sim/strategy_lib.py is read
+Every module of the compiled package (tractor_sim/core: kernels, helpers, strategies) is read
 with Python's tokenizer; a NUMBER token whose value is one of the game's
 sizes (2: teams, decks, cards in a pair; 4: seats, suits; 8: kitty; 25:
 hand; 100 and 108: cards drawn and in the deck) fails the test, with the
 place where it stands.  The rule has three principled exceptions, no
 per-line allowlist:
 
-* ``size.py`` itself, where the sizes are defined;
+* ``size.py`` and ``kernels/dims.py``, where the sizes are defined;
 * a named constant: a module-level line ``NAME = NUMBER`` or ``NAME = -NUMBER``
   (a comment may follow).  Naming a number is what the rule asks for: the
   name says what it counts (``TEAMS``, ``SIP_C_ROUNDS``, ``RES_FORCED``),
@@ -32,8 +32,10 @@ PENDING: set = set()
 
 
 def checked_files():
-    files = sorted((ROOT / "tractor_sim" / "kernels").glob("*.py")) + [ROOT / "tractor_sim" / "strategy_lib.py"]
-    return [f for f in files if f.name != "size.py" and f.name not in PENDING]
+    core = ROOT / "tractor_sim" / "core"
+    files = sorted((core / "kernels").glob("*.py")) + sorted(
+        p for p in core.rglob("lib*.py")) + sorted((core / "lib").glob("*.py"))
+    return [f for f in files if f.name not in ("size.py", "dims.py") and f.name not in PENDING]
 
 
 def _is_count_literal(text):
@@ -80,7 +82,7 @@ def bare_sizes(source, name="<source>"):
 @pytest.mark.parametrize("path", checked_files(), ids=lambda p: p.name)
 def test_no_bare_game_size(path):
     found = bare_sizes(path.read_text(), str(path.relative_to(ROOT)))
-    assert not found, "bare game sizes (name them in kernels/size.py or as a module constant):\n" + "\n".join(found)
+    assert not found, "bare game sizes (name them in kernels/dims.py or as a module constant):\n" + "\n".join(found)
 
 
 def test_checker_finds_and_spares():
@@ -105,7 +107,7 @@ def f(seat, hand):
 
 
 def test_sizes_consistent():
-    from tractor_sim.kernels import size
+    from tractor_sim.core.kernels import dims as size
 
     assert size.DECK == size.CARDS * size.DECKS == 108
     assert size.HAND * size.SEATS + size.KITTY == size.DECK

@@ -52,9 +52,9 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
-from tractor_sim import engine as E
-from tractor_sim.kernels import match as M
-from tractor_sim.rules import Rules
+from tractor_sim.runs import engine as E
+from tractor_sim.core.kernels import match as M
+from tractor_sim.rules.options import Rules
 
 try:
     from tests import reference_deal as RD
@@ -142,9 +142,10 @@ def register_sized_test_policies(players, decks):
     RD.register_test_policies()
     if (players, decks) == (4, 2):
         return
-    from tractor_sim import sizes
+    from tractor_sim.rules import sizes
+    from tractor_sim.play import packages
 
-    pkg = sizes.kernels_for(sizes.GameSize(players, decks))
+    pkg = packages.compiled_package(sizes.GameSize(players, decks))
     key = ("lead", "refdeal_rash")
     if key in pkg.registry.STRATEGIES:
         return
@@ -153,10 +154,10 @@ def register_sized_test_policies(players, decks):
     base = pkg.__name__
     rng = importlib.import_module(base + ".kernels.rng")
     glob = dict(RD._rash_lead.__globals__)
-    glob.update(sl=importlib.import_module(base + ".strategy_lib"), V=importlib.import_module(base + ".kernels.view"),
+    glob.update(sl=importlib.import_module(base + ".lib"), V=importlib.import_module(base + ".kernels.view"),
                 randint=rng.randint, _uniform=rng.uniform)
     fn = types.FunctionType(RD._rash_lead.__code__, glob, "_rash_lead", RD._rash_lead.__defaults__)
-    pkg.registry.STRATEGIES[key] = numba.njit(fn)
+    pkg.registry.strategy(*key)(fn)
 
 
 # ---------------------------------------------------------------------------
@@ -223,7 +224,7 @@ def _xfail_if_known(size, i):
 
 def test_documented_constants():
     """The referee's stream purposes and log kinds are the kernel's."""
-    from tractor_sim.kernels import phases as PH
+    from tractor_sim.core.kernels import phases as PH
 
     assert (RF.P_SHUFFLE, RF.P_FIRST, RF.P_STARTER, RF.REDEAL_STREAMS) == (
         PH.P_SHUFFLE, PH.P_FIRST, PH.P_STARTER, PH.REDEAL_STREAMS)

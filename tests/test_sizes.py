@@ -1,4 +1,4 @@
-"""Game sizes (tractor_sim.sizes): the sizes of section 9, the generated kernels of each, and where a
+"""Game sizes (tractor_sim.rules.sizes): the sizes of section 9, the generated kernels of each, and where a
 user meets them (experiments, runs, the report).  The rules played at those sizes are judged play by
 play by tests/test_sized_deals.py."""
 
@@ -10,13 +10,14 @@ from click.testing import CliRunner
 
 from tests import reference9 as r9
 from tests.sized_params import sized
-from tractor_sim import engine as E
-from tractor_sim import experiment as X
-from tractor_sim import sizes
+from tractor_sim.runs import engine as E
+from tractor_sim.runs import experiment as X
+from tractor_sim.rules import sizes
+from tractor_sim.play import packages
 from tractor_sim.cli import main
-from tractor_sim.kernels import size as K
-from tractor_sim.runner import simulate
-from tractor_sim.sizes import GameSize, GameSizeError
+from tractor_sim.core.kernels import dims as K
+from tractor_sim.runs.runner import simulate
+from tractor_sim.rules.sizes import GameSize, GameSizeError
 
 # docs/decisions.md 9.1, the table as written there: (players, decks) -> (kitty, hand)
 DECISIONS_TABLE = {
@@ -70,25 +71,44 @@ def test_every_named_table_plays(table):
 
 
 def test_generated_package_has_the_sizes_constants():
-    pkg = sizes.kernels_for(GameSize(6, 2))
+    pkg = packages.compiled_package(GameSize(6, 2))
     assert pkg.__name__ == "tractor_sim_sized_p6d2"
-    S = pkg.kernels.size
+    S = pkg.kernels.dims
     assert (S.SEATS, S.DECKS, S.KITTY, S.HAND, S.TEAMS) == (6, 2, 6, 17, 2)
     assert pkg.kernels.match.play_chunk is not E.M.play_chunk
-    assert sizes.kernels_for({"players": 6, "decks": 2}) is pkg  # imported once per process
+    assert packages.compiled_package({"players": 6, "decks": 2}) is pkg  # imported once per process
     # the directory is named by the sources' hash: a changed source makes another (never a stale cache)
-    digest = sizes._digest()
-    assert len(digest) == 16 and (sizes.cache_root() / digest / pkg.__name__ / "kernels" / "size.py").exists()
+    import tractor_sim.core as core
+
+    digest = core.source_digest()
+    assert len(digest) == 16 and (packages.cache_root() / digest / pkg.__name__ / "size.py").exists()
+    assert (packages.cache_root() / digest / pkg.__name__ / "size.py").read_text() == packages.size_file(GameSize(6, 2))
 
 
-def test_rewrite_points_every_copied_import_at_the_copy():
-    text = ("from tractor_sim.kernels.size import SEATS\nfrom tractor_sim import strategy_lib as sl\n"
-            "from tractor_sim.strategy import strategy\nimport tractor_sim.strategies.lead\n"
-            "from tractor_sim.rules import R_X\n")
-    out = sizes._rewrite(text, "P")
-    assert "P.kernels.size" in out and "from P import strategy_lib" in out
-    assert "from P.registry import strategy" in out and "P.strategies.lead" in out
-    assert "from tractor_sim.rules import R_X" in out  # the rules' encoding is shared
+def test_the_standard_size_file_is_what_the_copier_writes_for_four_two():
+    """core/size.py and the copier agree on the 4/2 numbers (a copy differs by its size.py only)."""
+    import ast
+
+    import tractor_sim.core as core
+
+    def numbers(text):
+        return {t.id: ast.literal_eval(n.value) for n in ast.parse(text).body if isinstance(n, ast.Assign)
+                for t in n.targets}
+
+    assert numbers((core.HERE / "size.py").read_text()) == numbers(packages.size_file(GameSize()))
+
+
+def test_old_digests_are_pruned(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setenv("TRACTOR_SIM_CACHE", str(tmp_path))
+    root = packages.cache_root()
+    for i, name in enumerate(["a", "b", "c", "d"]):
+        (root / name).mkdir(parents=True)
+        (root / name / ".used").touch()
+        os.utime(root / name / ".used", (1000 + i, 1000 + i))
+    packages._prune(root, keep="new")
+    assert sorted(p.name for p in root.iterdir()) == ["c", "d"]  # with "new": KEEP = 3 digests
 
 
 def _records(game, chunk_size, mode="fixed", n=60):
@@ -121,10 +141,10 @@ def test_sized_matches_and_simulate():
 
 
 GRAB_POINTS = """
-from tractor_sim import strategy_lib as sl
-from tractor_sim.kernels.size import partner_of
-from tractor_sim.kernels.view import M_SEAT, V_META
-from tractor_sim.strategy import policy, strategy
+from tractor_sim.core import lib as sl
+from tractor_sim.core.kernels.dims import partner_of
+from tractor_sim.core.kernels.view import M_SEAT, V_META
+from tractor_sim.play.registry import policy, strategy
 
 
 @strategy("follow", "grab_points_sized", params={"min_points": 15.0}, description="the docs' grab_points (a test plug-in)")
@@ -152,17 +172,19 @@ def test_a_plugin_plays_at_another_size_compiled_for_it(tmp_path):
     deals, _ = simulate([("grabber_sized", "basic")], n=40, seed=2, modules=(str(plugin),),
                         game={"players": 6, "decks": 3})
     assert len(deals) == 80
-    pkg = sizes.kernels_for(GameSize(6, 3))
+    pkg = packages.compiled_package(GameSize(6, 3))
     copies = [m for name, m in sys.modules.items() if name.startswith(pkg.__name__ + ".plugin_") and "mine" in name]
     assert copies and copies[0].partner_of(4) == 0  # seat 4's partner at six seats (4 + 2) % 6
-    assert pkg.registry.STRATEGIES[("follow", "grab_points_sized")].targetoptions.get("boundscheck")
+    from tractor_sim.play import registry as S
+
+    assert S._sized_dispatcher(pkg, ("follow", "grab_points_sized")).targetoptions.get("boundscheck")
 
 
 def test_a_strategy_without_a_source_file_is_refused_at_another_size(tmp_path):
-    from tractor_sim import strategy as S
+    from tractor_sim.play import registry as S
 
     gone = tmp_path / "gone.py"
-    gone.write_text("from tractor_sim.strategy import strategy\n"
+    gone.write_text("from tractor_sim.play.registry import strategy\n"
                     "@strategy('follow', 'gone_follow', description='a test plug-in whose file is deleted')\n"
                     "def gone_follow(view, params, rng, scratch, out):\n    return 0\n")
     S.load_module(str(gone))
@@ -210,8 +232,8 @@ def test_an_experiment_with_a_game_table_runs_resumes_and_reports(tmp_path):
 def check_sized_records(out):
     """The run's deals as deal records: valid by the schema at 6/3 (declarations with their count),
     played again identically, every trick judged by the referee at the size as the kernels played it."""
-    from tractor_sim import record as REC
-    from tractor_sim import referee
+    from tractor_sim.play import record as REC
+    from tractor_sim.play import referee
 
     path = out / "deals.jsonl"
     r = CliRunner().invoke(main, ["export", str(out), "--deals", "0-4", "--out", str(path)], catch_exceptions=False)
@@ -233,8 +255,8 @@ def check_sized_records(out):
 
 
 def test_the_record_schema_has_every_playable_size():
-    """The schema's per-size counts (its allOf) are tractor_sim.sizes' for every playable size."""
-    from tractor_sim import record as REC
+    """The schema's per-size counts (its allOf) are tractor_sim.rules.sizes' for every playable size."""
+    from tractor_sim.play import record as REC
 
     blocks = {}
     for b in REC.schema()["allOf"][1:]:

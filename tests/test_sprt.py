@@ -1,4 +1,4 @@
-"""The GSPRT on pair scores (tractor_sim.sprt): the LLR by hand, the guards,
+"""The GSPRT on pair scores (tractor_sim.stats.sprt): the LLR by hand, the guards,
 error rates on planted effects, and the stopping-corrected estimate."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from tractor_sim import sprt as SP
+from tractor_sim.stats import sprt as SP
 
 # pair scores as the duplicate deals give them (half-levels per deal, most 0)
 VALUES = np.array([-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0])

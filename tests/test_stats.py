@@ -1,4 +1,4 @@
-"""Statistics on result tables against known answers (tractor_sim.stats)."""
+"""Statistics on result tables against known answers (tractor_sim.stats.summary)."""
 
 import math
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from tractor_sim import stats
+from tractor_sim.stats import summary as stats
 
 
 def outcome(row, declaring_team):

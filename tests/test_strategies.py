@@ -16,21 +16,21 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tractor_sim.strategies import lead as lead_strategies
-from tractor_sim import strategy as S
-from tractor_sim import strategy_lib as sl
-from tractor_sim.cards import parse_card, parse_cards
-from tractor_sim.kernels import combos as C
-from tractor_sim.kernels.declare import can_declare
-from tractor_sim.kernels.order import trump_table
-from tractor_sim.kernels.unowned import stack_array
-from tractor_sim.kernels.view import (
+from tractor_sim.core.strategies import lead as lead_strategies
+from tractor_sim.play import registry as S
+from tractor_sim.core import lib as sl
+from tractor_sim.rules.cards import parse_card, parse_cards
+from tractor_sim.core.kernels import combos as C
+from tractor_sim.core.kernels.declare import can_declare
+from tractor_sim.core.kernels.order import trump_table
+from tractor_sim.core.kernels.unowned import stack_array
+from tractor_sim.core.kernels.view import (
     DECLARE, DISCARD, FOLLOW, LEAD, M_DECISION, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN,
     M_LEAD_KIND, M_LEAD_LONGEST, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_MY_PAIRS, M_NPLAYED, M_ROUND1,
     M_SEAT, M_STARTER, M_TRICK, M_TRUMP_RANK, M_TRUMP_SUIT, M_WINNING, M_WINNING_KEY, V_BURIED, V_EFF,
     V_HAND, V_META, V_PLAYED, V_POS, V_ROWS, V_TRICK, V_TRICK_LEADER, V_TRICK_WINNER,
 )
-from tractor_sim.rules import Rules
+from tractor_sim.rules.options import Rules
 
 RULES = Rules().encode()
 S.load_builtins()
@@ -128,7 +128,7 @@ def run(decision, name, view, params=None, scratch=None, seed=1):
 def strategies_of(decision):
     """The built-in strategies of a decision (other tests register their own, some illegal on purpose)."""
     return [n for d, n, _, _ in S.list_strategies()
-            if d == decision and S.get_strategy(d, n).module.startswith("tractor_sim.strategies.")]
+            if d == decision and S.get_strategy(d, n).module.startswith("tractor_sim.core.strategies.")]
 
 
 def as_cards(out):
@@ -857,8 +857,8 @@ def test_listing_rows():
 
 PLUGIN = '''
 """A user's strategy file."""
-from tractor_sim.strategy import strategy, policy
-from tractor_sim import strategy_lib as sl
+from tractor_sim.play.registry import strategy, policy
+from tractor_sim.core import lib as sl
 
 
 @strategy("follow", "plugin_high", params={"bias": 1.0})
@@ -917,7 +917,7 @@ def test_lean_compiles_for_built_ins_and_on_request():
     that asks but allocates gets the ordinary compile; all play the same cards."""
     for decision in ("declare", "discard", "lead", "follow", "bid"):
         for name, info in S._STRATEGIES[decision].items():
-            if info.module.startswith("tractor_sim.strategies."):
+            if info.module.startswith("tractor_sim.core.strategies."):
                 assert info.lean and S._lean(info.dispatcher) is info.function, (decision, name)
 
     @S.strategy("discard", "heap_for_test")

@@ -1,9 +1,9 @@
-"""SPSA tuning (tractor_sim.tune): the file checks and the optimiser on a known objective."""
+"""SPSA tuning (tractor_sim.runs.tune): the file checks and the optimiser on a known objective."""
 
 import numpy as np
 import pytest
 
-from tractor_sim import tune as T
+from tractor_sim.runs import tune as T
 
 GOOD = """
 name = "t"

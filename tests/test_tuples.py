@@ -1,7 +1,7 @@
 """The kernels' rules of play with tuples (3 and 4 decks: RULES.md section 9, decisions.md 9.2-9.7),
 checked against the independent reference ``tests/reference9.py``.
 
-Every size is compiled by ``tractor_sim.sizes.kernels_for`` (4/3, 6/3, 8/4 and 4/4).  On random
+Every size is compiled by ``tractor_sim.play.packages.compiled_package`` (4/3, 6/3, 8/4 and 4/4).  On random
 situations, the kernels and the reference must agree on:
 
 * the decomposition of a one-suit set (units, their shapes, tops and cards, in order) and the lead
@@ -37,13 +37,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tractor_sim import engine as E
-from tractor_sim import referee
-from tractor_sim import sizes
-from tractor_sim import strategy as S
-from tractor_sim.cards import RANKS, card_str, parse_cards
+from tractor_sim.runs import engine as E
+from tractor_sim.play import referee
+from tractor_sim.rules import sizes
+from tractor_sim.play import packages
+from tractor_sim.play import registry as S
+from tractor_sim.rules.cards import RANKS, card_str, parse_cards
 from tractor_sim.cli import main
-from tractor_sim.rules import Rules
+from tractor_sim.rules.options import Rules
 
 try:
     from tests import reference9 as r9
@@ -73,7 +74,7 @@ KIND_NAMES = ("single", "tuple", "tractor", "throw")  # combos.KIND_* 0..3
 
 @functools.lru_cache(maxsize=None)
 def package(size):
-    return sizes.kernels_for(sizes.GameSize(*size))
+    return packages.compiled_package(sizes.GameSize(*size))
 
 
 def kernels(size):
@@ -639,7 +640,7 @@ def follow_view(size, tab, leader, seat, plays, hand, rules):
     """The view of ``seat`` asked to follow: the trick's plays so far from ``leader``, the lead's
     fields as the deal kernel writes them."""
     pkg = package(size)
-    V, C_, sl = pkg.kernels.view, pkg.kernels.combos, pkg.strategy_lib
+    V, C_, sl = pkg.kernels.view, pkg.kernels.combos, pkg.lib
     players = size[0]
     tt = tab.tt(pkg.kernels)
     v = np.zeros((V.V_ROWS, 54), dtype=np.int64)
@@ -681,7 +682,7 @@ def test_follow_strategies_play_legally(size, n=300):
     pkg = package(size)
     players, decks = size
     S.load_builtins()
-    fns = [(name, pkg.registry.STRATEGIES[("follow", name)], np.array(list(S.get_strategy("follow", name).params.values()),
+    fns = [(name, S.get_strategy("follow", name).sized_function(pkg), np.array(list(S.get_strategy("follow", name).params.values()),
                                                                        dtype=np.float64)) for name in FOLLOWS]
     rng = random.Random(9400 + players * 10 + decks)
     shapes = Counter()
@@ -745,9 +746,9 @@ def register_test_leads():
     """``refdeal_rash`` (tests/reference_deal) and ``tuples_big`` in the main registry (their names)."""
     RD.register_test_policies()
     if ("lead", "tuples_big") not in {(d, n) for d, n, _, _ in S.list_strategies()}:
-        from tractor_sim import strategy_lib
-        from tractor_sim.kernels import rng as rng_module, view as view_module
-        from tractor_sim.kernels.size import DECKS
+        from tractor_sim.core import lib as strategy_lib
+        from tractor_sim.core.kernels import rng as rng_module, view as view_module
+        from tractor_sim.core.kernels.dims import DECKS
 
         glob = dict(_big_lead.__globals__)
         glob.update(sl=strategy_lib, V=view_module, _uniform=rng_module.uniform, DECKS=DECKS)
@@ -769,9 +770,9 @@ def register_sized(size, name, fn):
     base = pkg.__name__
     rng = importlib.import_module(base + ".kernels.rng")
     glob = dict(fn.__globals__)
-    glob.update(sl=importlib.import_module(base + ".strategy_lib"), V=importlib.import_module(base + ".kernels.view"),
-                randint=rng.randint, _uniform=rng.uniform, DECKS=importlib.import_module(base + ".kernels.size").DECKS)
-    pkg.registry.STRATEGIES[key] = numba.njit(types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__))
+    glob.update(sl=importlib.import_module(base + ".lib"), V=importlib.import_module(base + ".kernels.view"),
+                randint=rng.randint, _uniform=rng.uniform, DECKS=importlib.import_module(base + ".kernels.dims").DECKS)
+    pkg.registry.strategy(*key)(types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__))
 
 
 def _name(p):
@@ -781,7 +782,7 @@ def _name(p):
 def play_deals(size, policies, mode, count, seed, rules=None):
     """Run a chunk with the full event log (the engine stops at an illegal play); judged by
     referee9 when present.  Returns (deals, counters of what the leads and follows held)."""
-    from tractor_sim.kernels import match as M
+    from tractor_sim.core.kernels import match as M
 
     register_test_leads()
     register_sized(size, "refdeal_rash", RD._rash_lead)
@@ -800,7 +801,7 @@ def play_deals(size, policies, mode, count, seed, rules=None):
 def count_shapes(log, deals, rules):
     """Triples and quadruples played (leads and follows), tractors of triples or more led, leads by
     kind, throws and failed throws, from the event log."""
-    from tractor_sim.kernels import events as EV
+    from tractor_sim.core.kernels import events as EV
 
     n = Counter()
     deal = -1

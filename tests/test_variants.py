@@ -1,5 +1,5 @@
 """The rule variants (RULES.md section 8, docs/decisions.md "Variants"): every option of
-``tractor_sim.rules.Rules`` beyond the standard preset.
+``tractor_sim.rules.options.Rules`` beyond the standard preset.
 
 For every option:
 (a) hand-built situations where it changes the verdict, through the public
@@ -24,18 +24,20 @@ import numpy as np
 import pytest
 from numba import njit
 
-from tractor_sim import engine, runner
-from tractor_sim import referee as R
-from tractor_sim import strategy as S
-from tractor_sim import strategy_lib as sl
-from tractor_sim.cards import parse_cards, parse_rank
-from tractor_sim.engine import DEAL_DTYPE, MATCH_DTYPE, ChunkSpec, run_chunk
-from tractor_sim.kernels import deal as D
-from tractor_sim.kernels import match as M
-from tractor_sim.kernels.rng import randint, stream_key
-from tractor_sim.kernels.view import V_HAND, V_SUITS, V_TTMETA
-from tractor_sim.kernels.order import META_NCARDS
-from tractor_sim.rules import CHOICES, Rules
+from tractor_sim.runs import engine
+
+from tractor_sim.runs import runner
+from tractor_sim.play import referee as R
+from tractor_sim.play import registry as S
+from tractor_sim.core import lib as sl
+from tractor_sim.rules.cards import parse_cards, parse_rank
+from tractor_sim.runs.engine import DEAL_DTYPE, MATCH_DTYPE, ChunkSpec, run_chunk
+from tractor_sim.core.kernels import deal as D
+from tractor_sim.core.kernels import match as M
+from tractor_sim.core.kernels.rng import randint, stream_key
+from tractor_sim.core.kernels.view import V_HAND, V_SUITS, V_TTMETA
+from tractor_sim.core.kernels.order import META_NCARDS
+from tractor_sim.rules.options import CHOICES, Rules
 
 try:
     from tests import reference as ref
@@ -167,8 +169,8 @@ def test_shape_first_obligation_for_throws():
 def test_tractor_cover_searches_every_placement():
     # tractors of 3 and 2 pairs into runs of 4 and 2 pairs: the 3 goes in the run of 4, the 2 in the run of 2
     tt = R.table_for(H2, Rules())
-    from tractor_sim.kernels import combos as K
-    from tractor_sim.cards import to_counts
+    from tractor_sim.core.kernels import combos as K
+    from tractor_sim.rules.cards import to_counts
 
     hand = to_counts(C("3S 3S 4S 4S 5S 5S 6S 6S 9S 9S 10S 10S"))
     ks = np.array([3, 2], dtype=np.int64)
@@ -659,7 +661,7 @@ def test_every_strategy_plays_under_the_variants(rules):
     matchups = [{"name": "tv-base", "a": THROWER_SMART, "b": "expert"}]
     for decision, name, _, _ in S.list_strategies():
         info = S.get_strategy(decision, name)
-        if info.module.startswith("tractor_sim.strategies."):
+        if info.module.startswith("tractor_sim.core.strategies."):
             matchups.append({"name": f"{decision}-{name}", "a": {"policy": "basic", decision: name}, "b": "random"})
     deals, matches = runner.simulate(matchups, n=25, seed=9, rules=rules)
     assert len(deals) == 2 * 25 * len(matchups)

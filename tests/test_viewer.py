@@ -7,10 +7,10 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from tractor_sim import record as REC
-from tractor_sim import viewer
+from tractor_sim.play import record as REC
+from tractor_sim.report import viewer
 from tractor_sim.cli import main
-from tractor_sim.replay import replay
+from tractor_sim.play.replay import replay
 
 HOSTILE = '<img src=x onerror="alert(1)">'
 NOTE = "</script><script>alert(2)</script> searched 1,200 samples: this play wins 0.61"

@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     if name == "simulate":
-        from tractor_sim.runner import simulate
+        from tractor_sim.runs.runner import simulate
 
         return simulate
     raise AttributeError(f"module 'tractor_sim' has no attribute {name!r}")

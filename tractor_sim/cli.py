@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from tractor_sim.rules import CHOICES, DESCRIPTIONS, PRESETS, Rules, RulesError
+from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, Rules, RulesError
 
 
 class Failure(Exception):
@@ -35,9 +35,9 @@ def _fail(msg: str, code: int = 2):
 
 def exit_code(e: BaseException) -> int | None:
     """2 for bad input, 1 for a runtime failure, 130 for Ctrl-C; None: not expected (a bug)."""
-    from tractor_sim.backends import BackendError
-    from tractor_sim.engine import SimulationError
-    from tractor_sim.store import StoreError, StoreRefused
+    from tractor_sim.runs.backends import BackendError
+    from tractor_sim.runs.engine import SimulationError
+    from tractor_sim.runs.store import StoreError, StoreRefused
 
     if isinstance(e, Failure):
         return e.code
@@ -127,7 +127,7 @@ def judge(file, explain, record_file, index, trick_no):
              "plays": [["AS"], ["3S"], ["BJ"], ["KS"]]}' | tractor-sim judge - --explain
       tractor-sim judge --record deals.jsonl --index 3 --trick 5 --explain
     """
-    from tractor_sim import referee
+    from tractor_sim.play import referee
 
     if record_file:
         data = _record_trick(record_file, index, trick_no)
@@ -149,7 +149,7 @@ def judge(file, explain, record_file, index, trick_no):
 
 
 def _record_trick(path, index, trick_no) -> dict:
-    from tractor_sim import record as REC
+    from tractor_sim.play import record as REC
 
     try:
         return REC.trick_input(REC.load(path, index), trick_no)
@@ -169,7 +169,7 @@ def rules_cmd(option):
       tractor-sim rules --explain kitty_multiplier
     """
     if option:
-        from tractor_sim import rulebook
+        from tractor_sim.rules import rulebook
 
         try:
             click.echo(rulebook.passage(option))
@@ -188,7 +188,7 @@ def rules_cmd(option):
         kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
     click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
-    from tractor_sim.sizes import TABLES, GameSize
+    from tractor_sim.rules.sizes import TABLES, GameSize
 
     click.echo("\nGame sizes (RULES.md section 9; an experiment's [game] table: players, decks, teams, or "
                "table = NAME):")
@@ -203,7 +203,7 @@ def rules_cmd(option):
 @click.option("--module", "modules", multiple=True, help="A strategy module (file or name) to load too.")
 def strategies(modules):
     """List every registered strategy and policy with its parameters."""
-    from tractor_sim import strategy as S
+    from tractor_sim.play import registry as S
 
     _load_strategies(modules)
     click.echo("Strategies:")
@@ -223,7 +223,7 @@ def strategies(modules):
 
 
 def _load_strategies(modules):
-    from tractor_sim import strategy as S
+    from tractor_sim.play import registry as S
 
     S.load_builtins()
     S.load_entry_points()
@@ -264,8 +264,8 @@ def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend
     Interrupted runs resume: run the same command again.  A directory in use
     by another run, or holding another experiment, is refused.
     """
-    from tractor_sim import experiment as X
-    from tractor_sim.runner import run_experiment
+    from tractor_sim.runs import experiment as X
+    from tractor_sim.runs.runner import run_experiment
 
     if scheduler and backend != "dask":
         _fail("--scheduler goes with --backend dask")
@@ -398,9 +398,9 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
       tractor-sim replay --seed 42 --deal 7 --html deal.html
       tractor-sim replay --record deals.jsonl --index 3 --verify --html deal3.html
     """
-    from tractor_sim import record as REC
-    from tractor_sim import replay as R
-    from tractor_sim.sandbox import interruptible
+    from tractor_sim.play import record as REC
+    from tractor_sim.play import replay as R
+    from tractor_sim.play.sandbox import interruptible
 
     _load_strategies(modules)
     if record_file:
@@ -430,7 +430,7 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     if verify:
         click.echo("verified: playing the deal again gives the same events and result", err=True)
     if html_out:
-        from tractor_sim import viewer
+        from tractor_sim.report import viewer
 
         try:
             Path(html_out).write_text(viewer.page(data))
@@ -443,8 +443,8 @@ VIEWER_SIZE = "--html: the viewer shows games of 4 players and 2 decks; use --fo
 
 
 def _game_option(players, decks, teams="tractor"):
-    """--players/--decks/--teams as a checked game size (tractor_sim.sizes), or a one-line error."""
-    from tractor_sim.sizes import GameSize, GameSizeError
+    """--players/--decks/--teams as a checked game size (tractor_sim.rules.sizes), or a one-line error."""
+    from tractor_sim.rules.sizes import GameSize, GameSizeError
 
     try:
         game = GameSize.of({"players": players, "teams": teams, **({} if decks is None else {"decks": decks})},
@@ -471,7 +471,7 @@ def export(run_dir, deal_spec, out, matchups, half):
       tractor-sim export runs/quickstart --deals 0-9,42 --out deals.jsonl
       tractor-sim export runs/quickstart --deals 7 --matchup basic-vs-random --half 1
     """
-    from tractor_sim import record as REC
+    from tractor_sim.play import record as REC
 
     try:
         manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
@@ -494,7 +494,7 @@ def export(run_dir, deal_spec, out, matchups, half):
 
 def _levels_and_rules(levels: str, rules_json: str):
     """``--levels A,B`` and ``--rules JSON`` as (two level indices, a rules dict), or a message naming the option."""
-    from tractor_sim.cards import CardError, parse_rank
+    from tractor_sim.rules.cards import CardError, parse_rank
 
     try:
         lv = tuple(parse_rank(x) for x in levels.split(","))
@@ -541,8 +541,8 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
       tractor-sim compare expert basic --deals 20000
       tractor-sim compare lowest void --decision discard --sprt 0,0.05
     """
-    from tractor_sim import compare as CMP
-    from tractor_sim.sandbox import interruptible
+    from tractor_sim.runs import compare as CMP
+    from tractor_sim.play.sandbox import interruptible
 
     _load_strategies(modules)
     bounds = None
@@ -592,8 +592,8 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     Example:
       tractor-sim analyze expert --deals 20 --worlds 16 --out runs/analyze-expert
     """
-    from tractor_sim import analyze as A
-    from tractor_sim.sandbox import interruptible
+    from tractor_sim.runs import analyze as A
+    from tractor_sim.play.sandbox import interruptible
 
     _load_strategies(modules)
     counts = {}
@@ -630,7 +630,7 @@ def tune(tune_file, out, quiet):
       tractor-sim tune experiments/tune.toml --out runs/tune
     The file format is in docs/statistics.md.
     """
-    from tractor_sim import tune as T
+    from tractor_sim.runs import tune as T
 
     try:
         cfg = T.load(tune_file)

@@ -16,9 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tractor_sim import chain, stats
+from tractor_sim.stats import chain
+
+from tractor_sim.stats import summary as stats
 from tractor_sim.report import plots, sections
-from tractor_sim.rules import RulesError, as_rules
+from tractor_sim.rules.options import RulesError, as_rules
 
 NO_MATCHES = "no matches in this run (fixed-levels mode)"
 MAX_HEATMAPS = 4  # a tournament has many matchups: keep the report readable and small
@@ -96,7 +98,7 @@ def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None,
             continue
         if len(done) >= MAX_HEATMAPS:
             skipped.append((m, f"only {MAX_HEATMAPS} chains per report, each bootstrap costs seconds "
-                               "(tractor_sim.chain.win_probability computes any)"))
+                               "(tractor_sim.stats.chain.win_probability computes any)"))
             continue
         if first is not None and set(ab) == set(first):
             ab = first
@@ -111,8 +113,8 @@ def _markov(deals: pd.DataFrame, rules, first: tuple[str, str] | None,
 
 
 def _game_size(manifest: dict):
-    """The game size played (tractor_sim.sizes): a manifest without one is the 4-player 2-deck game."""
-    from tractor_sim.sizes import GameSize, GameSizeError
+    """The game size played (tractor_sim.rules.sizes): a manifest without one is the 4-player 2-deck game."""
+    from tractor_sim.rules.sizes import GameSize, GameSizeError
 
     try:
         return GameSize.of(manifest.get("experiment", {}).get("game"))
@@ -449,7 +451,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     if not markov:
         b += [("p", "Win probability heatmap: skipped, no matchup of two policies with both declaring.")]
 
-    from tractor_sim.viewer import report_blocks
+    from tractor_sim.report.viewer import report_blocks
 
     b += report_blocks(run_dir)
     return _write_report(run_dir, manifest, name, b)
@@ -459,7 +461,7 @@ def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
     """The report of a Finding Friends run: what was run, levels per player and deal by policy with the
     duplicate comparison (report.friends), the deals per match, how to reproduce."""
     from tractor_sim.report import friends
-    from tractor_sim.sizes import GameSize
+    from tractor_sim.rules.sizes import GameSize
 
     size = GameSize.of(manifest["experiment"]["game"])
     calls = size.players // 2 - 1

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from tractor_sim import stats
+from tractor_sim.stats import summary as stats
 
 
 def columns(players: int, calls: int) -> list[str]:

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from tractor_sim.stats import LEVEL_NAMES, level_step, row_frequencies
+from tractor_sim.stats.summary import LEVEL_NAMES, level_step, row_frequencies
 
 DPI = 100
 

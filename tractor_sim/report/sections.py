@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from tractor_sim import ratings, stats
+from tractor_sim.stats import ratings
+
+from tractor_sim.stats import summary as stats
 from tractor_sim.report import plots
 
 

@@ -1,0 +1,263 @@
+"""The plays a search tries at a lead or a follow: a short list of distinct legal plays, compiled.
+
+A search rolls every candidate out in every world, so the list must be
+short and hold no two plays that cannot lead to different outcomes.
+
+* **Equivalent cards are merged.**  Two cards of one effective suit are
+  interchangeable when they score the same, the seat holds as many of each,
+  and no card at a position between them (both included) can be anywhere
+  but in the seat's hand or already played (or buried by the seat itself):
+  no other seat can ever tell them apart.  Such cards form a *class*; a
+  candidate takes from a class only in its canonical order (the lowest
+  cards first), so a set of equivalent plays appears once.
+* **A lead**: in each effective suit held, every single and pair of a
+  class's lowest card, every tractor held (each top and length), and one
+  throw: every unit of the suit's decomposition that no card outside the
+  seat's knowledge could beat (``combos.beats_unit`` on the union of the
+  unknown cards: if together they cannot beat it, no seat can), when that
+  makes two units or more.  A throw that might fail is never tried.
+* **A follow**: the legal multisets of the lead's size (the led suit's
+  cards first, as many as the rule asks; ``combos.follow_ok`` decides),
+  enumerated in canonical order up to a cap (``max_out``) and a budget of
+  multisets tried (MAX_TRIED): long follows of a void hand have thousands.
+
+Only the seat's own knowledge is read: its hand, the cards played (its
+view) and what it buried, so the sampled search never looks at a hidden
+card through its candidates.
+"""
+
+from numba import njit
+
+from . import combos as C
+from .order import META_NCARDS, MAX_POS, TT_EFF, TT_POS, TT_SUIT, TT_META
+from .scoring import POINTS
+from .dims import CARDS, DECKS, EFF_SUITS, PAIR, SEATS
+from .unowned import stack_array
+from .view import V_BURIED, V_HAND, V_PLAYED
+
+MAX_CANDIDATES = 64  # rows of a candidate list, at most
+MAX_TRIED = 20_000  # follows: multisets tried before the enumeration stops
+NO_CLASS = -1
+MIN_THROW_UNITS = 2  # a throw is two units or more
+
+
+@njit(cache=True)
+def unknown_cards(view, unknown):
+    """unknown[c]: copies of card c that the seat cannot place (not in its hand, not played, not
+    buried by itself): the cards the other hands and the kitty hold between them."""
+    for c in range(CARDS):
+        gone = view[V_HAND, c] + view[V_BURIED, c]
+        for s in range(SEATS):
+            gone += view[V_PLAYED + s, c]
+        unknown[c] = DECKS - gone
+
+
+@njit(cache=True)
+def card_classes(hand, unknown, tt, cls):
+    """cls[c]: the class of each held card (the id of its lowest member), NO_CLASS for cards not held.
+
+    Walks each effective suit in ascending order; a held card joins the previous held card's class
+    when they score the same, the hand holds as many of each, and no unknown card lies at a
+    position from the previous one's to its own."""
+    for c in range(CARDS):
+        cls[c] = NO_CLASS
+    for s in range(EFF_SUITS):
+        prev = -1
+        clear_since = True  # no unknown card from the previous held card's position up to here
+        for i in range(tt[TT_META, META_NCARDS + s]):
+            c = tt[TT_SUIT + s, i]
+            if hand[c] == 0:
+                if unknown[c] > 0:
+                    clear_since = False
+                continue
+            same_pos_unknown = False  # an unknown card at this card's position, listed before or after it
+            for j in range(tt[TT_META, META_NCARDS + s]):
+                d = tt[TT_SUIT + s, j]
+                if tt[TT_POS, d] == tt[TT_POS, c] and unknown[d] > 0:
+                    same_pos_unknown = True
+            if (prev >= 0 and clear_since and not same_pos_unknown and unknown[c] == 0 and unknown[prev] == 0
+                    and POINTS[c] == POINTS[prev] and hand[c] == hand[prev]):
+                cls[c] = cls[prev]
+            else:
+                cls[c] = c
+            prev = c
+            clear_since = not same_pos_unknown and unknown[c] == 0
+
+
+@njit(cache=True)
+def _add(cands, n, play, max_out):
+    """Append ``play`` (counts) unless the list is full or holds it already; returns the new length."""
+    if n >= max_out:
+        return n
+    for i in range(n):
+        same = True
+        for c in range(CARDS):
+            if cands[i, c] != play[c]:
+                same = False
+                break
+        if same:
+            return n
+    for c in range(CARDS):
+        cands[n, c] = play[c]
+    return n + 1
+
+
+@njit(cache=True)
+def lead_candidates(hand, view, tt, cands, n, max_out):
+    """Append the lead candidates of the seat (module docstring) to ``cands[n:]``; returns the length."""
+    unknown = stack_array(CARDS)
+    unknown_cards(view, unknown)
+    cls = stack_array(CARDS)
+    card_classes(hand, unknown, tt, cls)
+    play = stack_array(CARDS)
+    pa = stack_array(MAX_POS)
+    for s in range(EFF_SUITS):  # the plays of several cards first: a full list keeps them
+        ncs = tt[TT_META, META_NCARDS + s]
+        n = _safe_throw(hand, unknown, tt, s, play, pa, cands, n, max_out)
+        # tractors: every run of consecutive positions with a pair, each top and length
+        npos = C.pairs_by_position(hand, tt, s, pa)
+        for top in range(npos):
+            length = 0
+            while top - length >= 0 and pa[top - length] > 0:
+                length += 1
+                if length >= C.MIN_TRACTOR:
+                    for d in range(CARDS):
+                        play[d] = 0
+                    for q in range(top - length + 1, top + 1):
+                        for i in range(ncs):  # the lowest card with a pair at position q
+                            c = tt[TT_SUIT + s, i]
+                            if tt[TT_POS, c] == q and hand[c] >= PAIR:
+                                play[c] = PAIR
+                                break
+                    n = _add(cands, n, play, max_out)
+    for k in range(PAIR, 0, -1):  # pairs, then singles: of a class's lowest card
+        for s in range(EFF_SUITS):
+            for i in range(tt[TT_META, META_NCARDS + s]):
+                c = tt[TT_SUIT + s, i]
+                if hand[c] < k or cls[c] != c:
+                    continue
+                for d in range(CARDS):
+                    play[d] = 0
+                play[c] = k
+                n = _add(cands, n, play, max_out)
+    return n
+
+
+@njit(cache=True)
+def _safe_throw(hand, unknown, tt, s, play, pa, cands, n, max_out):
+    """Append the throw of every unit of suit s that no unknown card can beat, if that is two units
+    or more and its own decomposition is as safe."""
+    units, ucards = C.stack_units()
+    for d in range(CARDS):
+        play[d] = hand[d] if tt[TT_EFF, d] == s else 0
+    nu = C.decompose(play, tt, units, ucards)
+    if nu < MIN_THROW_UNITS:
+        return n
+    part = stack_array(CARDS)
+    for d in range(CARDS):
+        play[d] = 0
+    kept = 0
+    for i in range(nu):
+        if not C.beats_unit(unknown, tt, s, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP], pa):
+            C.unit_counts(units, ucards, i, part)
+            for d in range(CARDS):
+                play[d] += part[d]
+            kept += 1
+    if kept < MIN_THROW_UNITS:
+        return n
+    nu = C.decompose(play, tt, units, ucards)  # the units the engine will see
+    for i in range(nu):
+        if C.beats_unit(unknown, tt, s, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP], pa):
+            return n
+    return _add(cands, n, play, max_out)
+
+
+@njit(cache=True)
+def follow_candidates(hand, view, tt, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, rules, cands, n,
+                      max_out):
+    """Append the legal follows of the seat (module docstring) to ``cands[n:]``; returns the length.
+
+    The cards to choose from: the led suit's when the hand holds at least ``lead_n`` of it; else
+    all of them are played and the rest is chosen from the other suits."""
+    unknown = stack_array(CARDS)
+    unknown_cards(view, unknown)
+    cls = stack_array(CARDS)
+    card_classes(hand, unknown, tt, cls)
+    held = 0
+    for c in range(CARDS):
+        if tt[TT_EFF, c] == lead_suit:
+            held += hand[c]
+    base = stack_array(CARDS)  # cards played in any case
+    pool = stack_array(CARDS)  # the distinct cards to choose from, in suit order
+    for c in range(CARDS):
+        base[c] = 0
+    npool = 0
+    if held >= lead_n:
+        left = lead_n
+        for i in range(tt[TT_META, META_NCARDS + lead_suit]):
+            c = tt[TT_SUIT + lead_suit, i]
+            if hand[c] > 0:
+                pool[npool] = c
+                npool += 1
+    else:
+        left = lead_n - held
+        for e in range(EFF_SUITS):  # the plain suits, then trumps (TRUMP is the last)
+            for i in range(tt[TT_META, META_NCARDS + e]):
+                c = tt[TT_SUIT + e, i]
+                if hand[c] > 0:
+                    if e == lead_suit:
+                        base[c] = hand[c]
+                    else:
+                        pool[npool] = c
+                        npool += 1
+    return _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_pairs, lead_kind, lead_units,
+                      lead_nu, rules, cands, n, max_out)
+
+
+@njit(cache=True)
+def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu,
+               rules, cands, n, max_out):
+    """Depth-first over pool[0..npool): take[i] copies of pool[i], ``left`` in all, each at most the
+    count of the card before it in its class (canonical order); every complete choice the follow
+    rule accepts is appended."""
+    take = stack_array(CARDS)
+    play = stack_array(CARDS)
+    for i in range(npool):
+        take[i] = -1
+    if npool == 0:
+        if left == 0:
+            return _add(cands, n, base, max_out)
+        return n
+    i = 0
+    rest = left
+    tried = 0
+    while i >= 0 and n < max_out and tried < MAX_TRIED:
+        c = pool[i]
+        # the next option for position i: counts go from the most allowed down to 0
+        if take[i] < 0:
+            most = min(hand[c], rest)
+            if i > 0 and cls[c] != NO_CLASS and cls[pool[i - 1]] == cls[c]:
+                most = min(most, take[i - 1])
+            take[i] = most
+        else:
+            rest += take[i]
+            take[i] -= 1
+            if take[i] < 0:
+                i -= 1
+                continue
+        rest -= take[i]
+        if rest == 0:
+            tried += 1
+            for d in range(CARDS):
+                play[d] = base[d]
+            for j in range(i + 1):
+                play[pool[j]] += take[j]
+            if C.follow_ok(hand, play, lead_n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
+                           rules):
+                n = _add(cands, n, play, max_out)
+            continue  # next option at the same depth
+        if i + 1 < npool:
+            i += 1
+            take[i] = -1
+        # else: not enough cards left on this path; the next option at the same depth
+    return n

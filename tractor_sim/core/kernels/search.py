@@ -1,0 +1,246 @@
+"""The search decision: every candidate play rolled out in every world, the best mean chosen.
+
+At a lead or follow of the searching seat, ``evaluate`` lists the candidates
+(kernels.candidates; the first is the base policy's own answer, already in
+the state's ANSWER buffer), then for each world (``make_world``: the true
+deal copied, or a deal sampled from the seat's knowledge) and each
+candidate plays the candidate and rolls the deal out to its end with the
+base policy at every seat (``deal.play_from`` on a work copy).  Common
+random numbers: every candidate sees the same worlds and the same rollout
+streams, keyed by (seed, deal, decision index, world, rollout, seat) like
+every stream of the engine (kernels.rng), so a decision is the same for any
+chunking, worker or candidate order.
+
+The value of an outcome is the searching team's net level change (its gain,
+or minus the other team's), with the points as a tie-break: mean levels +
+mean points / POINTS_PER_LEVEL, lexicographic in practice (a mean level
+difference is at least 1 / (worlds x rollouts); the points term stays
+below 0.005).  Points are the opponents' total p from the searching team's
+side (minus p when it declares).
+"""
+
+import numpy as np
+from numba import njit
+
+from .candidates import follow_candidates, lead_candidates
+from .deal import _restore, play_from
+from .layout import Layout
+from .phases import ERR_NONE, apply
+from .result import D_DECL_TEAM, D_GAIN, D_KEEP, D_OPP_POINTS
+from .rng import stream_key
+from .sampler import draw, prepare
+from .dims import CARDS, SEATS, TEAMS, team_of
+from .state import (
+    ANSWER, ARR_LEAD_UNITS, RESULT, S_KEY_A, S_KEY_B, S_LEAD_KIND, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS, S_LEAD_SUIT,
+    S_NPLAYED, S_RANK, S_SEED, S_SUIT, S_TRICK, HANDS, carve,
+)
+from .view import LEAD
+
+# A team's search settings: one int64 row per team (the driver's ``settings[team]``).
+SETTINGS = Layout("search settings", [
+    ("SS_ON", 1, "1: this team's leads and follows are searched"),
+    ("SS_WORLDS", 1, "worlds per decision"),
+    ("SS_ROLLOUTS", 1, "rollouts per world and candidate"),
+    ("SS_SOURCE", 1, "where worlds come from: WORLD_TRUE or WORLD_SAMPLED"),
+    ("SS_MAX_CAND", 1, "candidates per decision, at most (the base policy's answer included)"),
+    ("SS_RECORD", 1, "1: play the policy's own answer and record its regret (tractor-sim analyze)"),
+])
+globals().update(SETTINGS.constants())
+SS_FIELDS = SETTINGS.size
+# One candidate's sums over its rollouts.
+VALUE = Layout("candidate value", [
+    ("CV_LEVELS", 1, "the searching team's net levels, summed"),
+    ("CV_POINTS", 1, "its points (the opponents' total, signed for it), summed"),
+    ("CV_N", 1, "rollouts played"),
+    ("CV_BAD", 1, "1 when the candidate was refused in some world (never chosen)"),
+    ("CV_GAIN", 1, "its world totals minus the base policy's answer's in the same world, summed over worlds"),
+    ("CV_GAIN2", 1, "the squares of those differences, summed"),
+    ("CV_WORLDS", 1, "worlds"),
+])
+globals().update(VALUE.constants())
+CV_FIELDS = VALUE.size
+
+WORLD_TRUE = 0  # the true deal, copied: the omniscient reference (it sees every hand)
+WORLD_SAMPLED = 1  # a deal sampled from the seat's knowledge (kernels.sampler)
+POINTS_PER_LEVEL = 100_000.0  # the points' weight in a candidate's value: a tie-break
+DEVIATE_Z = 1.0  # the search leaves the base policy's answer only for a gain this many standard errors above 0
+MAX_WORLDS = 4096  # worlds per decision, at most (the stream keys leave room for these)
+MAX_ROLLOUTS = 256  # rollouts per world, at most
+P_SEARCH = 1 << 40  # stream purposes of the search: above every purpose of the deal itself
+P_WORLD = P_SEARCH >> 1  # stream purposes of the world sampler
+# Added to both purposes above for a second, independent set of worlds and rollouts: analyze values
+# its selected play there (held-out), free of the selection's luck (the winner's curse).
+P_HELDOUT = P_SEARCH << 1
+SELECTION = 0  # the ``held`` offset of the search's own worlds (the only ones the search plays by)
+
+
+@njit(cache=True)
+def apply_answer(st, ws, rules, err, log, decision, n):
+    """phases.apply compiled once for the search and its driver (a call, not another inlined copy)."""
+    return apply(st, ws, rules, err, log, decision, n)
+
+
+@njit(cache=True)
+def decision_index(st):
+    """A play decision's number within the deal: trick x seats + plays made to the trick."""
+    return st[S_TRICK] * SEATS + st[S_NPLAYED]
+
+
+@njit(cache=True)
+def rollout_stream(seed, key_a, key_b, index, world, rollout, seat, held):
+    """The starting state of seat's strategy stream in a rollout of the search (kernels.rng);
+    ``held``: SELECTION or P_HELDOUT (independent streams for analyze's held-out values)."""
+    return stream_key(seed, key_a, key_b, held + P_SEARCH
+                      + ((index * MAX_WORLDS + world) * MAX_ROLLOUTS + rollout) * SEATS + seat)
+
+
+@njit(cache=True)
+def prepare_worlds(st, ws, seat, source, sampler_work):
+    """Get ready to make worlds for ``seat``'s decision: the sampler counts the deals consistent with
+    the seat's knowledge (kernels.sampler.prepare; once per decision).  False when there is none."""
+    if source == WORLD_TRUE:
+        return True
+    _, _, _, tables = ws
+    return prepare(st, seat, tables, sampler_work) != 0
+
+
+@njit(cache=True)
+def make_world(st, ws, source, world, wst, wws, sampler_work, rng, held):
+    """Write world number ``world`` of the current decision into (wst, wws): the one place a search
+    gets its worlds.  WORLD_TRUE copies the true deal (views, scratch and streams too); WORLD_SAMPLED
+    draws a deal consistent with the seat's knowledge (kernels.sampler.draw, after prepare_worlds),
+    from the stream (seed, deal, held + P_WORLD + decision index x MAX_WORLDS + world)."""
+    if source == WORLD_TRUE:
+        _restore(wst, wws, st, ws)
+        return True
+    rng[0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B],
+                        held + P_WORLD + decision_index(st) * MAX_WORLDS + world)
+    return draw(st, ws, sampler_work, rng, wst, wws) != 0
+
+
+@njit(cache=True)
+def outcome(row, team):
+    """(levels, points) of a finished deal's result row for ``team`` (module docstring)."""
+    decl = row[D_DECL_TEAM]
+    gainer = decl if row[D_KEEP] != 0 else (decl + 1) % TEAMS
+    levels = row[D_GAIN] if gainer == team else -row[D_GAIN]
+    points = -row[D_OPP_POINTS] if decl == team else row[D_OPP_POINTS]
+    return levels, points
+
+
+@njit(cache=True)
+def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
+    """cands[0] = the answer in the state's ANSWER buffer (the base policy's), then the enumerated
+    candidates that differ from it; returns how many."""
+    views, _, _, tables = ws
+    arrs = carve(st)
+    tt = tables[st[S_RANK], st[S_SUIT]]
+    hand = st[HANDS + seat * CARDS:HANDS + (seat + 1) * CARDS]
+    for c in range(CARDS):
+        cands[0, c] = st[ANSWER + c]
+    limit = min(max_cand, cands.shape[0])
+    if decision == LEAD:
+        return lead_candidates(hand, views[seat], tt, cands, 1, limit)
+    return follow_candidates(hand, views[seat], tt, st[S_LEAD_SUIT], st[S_LEAD_N], st[S_LEAD_PAIRS], st[S_LEAD_KIND],
+                             arrs[ARR_LEAD_UNITS], st[S_LEAD_NU], rules, cands, 1, limit)
+
+
+@njit(cache=True)
+def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, ncand, values,
+             wst, wws, rst, rws, sampler_work, rng, err, nolog, held):
+    """Roll every candidate cands[:ncand] out in every world (module docstring): values[c] gets its
+    sums (CV_*).  ``held``: SELECTION for the search's worlds, P_HELDOUT for an independent set.
+    Returns the rollouts played, or -1 when a world could not be made."""
+    team = team_of(seat)
+    seed = np.uint64(st[S_SEED])
+    key_a = st[S_KEY_A]
+    key_b = st[S_KEY_B]
+    index = decision_index(st)
+    _, _, rngs, _ = rws
+    for c in range(ncand):
+        for f in range(CV_FIELDS):
+            values[c, f] = 0.0
+    played = 0
+    if not prepare_worlds(st, ws, seat, source, sampler_work):
+        return -1
+    for w in range(worlds):
+        if not make_world(st, ws, source, w, wst, wws, sampler_work, rng, held):
+            return -1
+        base_total = 0.0  # the base policy's answer's total in this world (candidate 0 comes first)
+        for c in range(ncand):
+            k = 0
+            for d in range(CARDS):
+                k += cands[c, d]
+            total = 0.0
+            for r in range(rollouts):
+                _restore(rst, rws, wst, wws)
+                for s in range(SEATS):
+                    rngs[s, 0] = rollout_stream(seed, key_a, key_b, index, w, r, s, held)
+                for d in range(CARDS):
+                    rst[ANSWER + d] = cands[c, d]
+                code = apply_answer(rst, rws, rules, err, nolog, decision, k)
+                if code == ERR_NONE:
+                    code = play_from(rst, rws, rules, roll_params, roll_fns, err, nolog)
+                played += 1
+                if code != ERR_NONE:
+                    values[c, CV_BAD] = 1.0
+                    continue
+                levels, points = outcome(rst[RESULT:], team)
+                values[c, CV_LEVELS] += levels
+                values[c, CV_POINTS] += points
+                values[c, CV_N] += 1.0
+                total += levels + points / POINTS_PER_LEVEL
+            if c == 0:
+                base_total = total
+            gain = total - base_total
+            values[c, CV_GAIN] += gain
+            values[c, CV_GAIN2] += gain * gain
+            values[c, CV_WORLDS] += 1.0
+    return played
+
+
+@njit(cache=True)
+def value_of(values, c):
+    """The candidate's value: mean levels + mean points / POINTS_PER_LEVEL (-inf when refused)."""
+    n = values[c, CV_N]
+    if values[c, CV_BAD] != 0.0 or n == 0.0:
+        return -np.inf
+    return (values[c, CV_LEVELS] + values[c, CV_POINTS] / POINTS_PER_LEVEL) / n
+
+
+@njit(cache=True)
+def best_candidate(values, ncand):
+    """The candidate with the highest value; ties go to the earlier (the base policy's answer first).
+    What the analysis compares the policy's play with."""
+    best = 0
+    best_value = value_of(values, 0)
+    for c in range(1, ncand):
+        v = value_of(values, c)
+        if v > best_value:
+            best = c
+            best_value = v
+    return best
+
+
+@njit(cache=True)
+def chosen_candidate(values, ncand):
+    """The play the search makes: the candidate whose gain over the base policy's answer (paired by
+    world: common random numbers) has the highest lower bound, mean - DEVIATE_Z standard errors, if
+    that bound is above 0; else the base policy's answer.  With few worlds the best mean is mostly
+    the luckiest candidate (the winner's curse): measured, taking it made the search weaker than its
+    base below 16 worlds (docs/search.md)."""
+    chosen = 0
+    best_bound = 0.0
+    for c in range(1, ncand):
+        n = values[c, CV_WORLDS]
+        if values[c, CV_BAD] != 0.0 or values[0, CV_BAD] != 0.0 or n == 0.0:
+            continue
+        mean = values[c, CV_GAIN] / n
+        spread = 0.0  # one world: no measure of the noise; the best mean is taken
+        if n > 1.0:
+            spread = np.sqrt(max(0.0, values[c, CV_GAIN2] - n * mean * mean) / (n - 1.0) / n)
+        bound = mean - DEVIATE_Z * spread
+        if bound > best_bound:
+            chosen = c
+            best_bound = bound
+    return chosen

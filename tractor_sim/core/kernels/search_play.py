@@ -1,0 +1,339 @@
+"""The driver of deals with searching seats: play_chunk's work, with a search at their plays.
+
+The strategy signature gives a strategy its view only, so a search cannot be
+a strategy: it needs the true state (the omniscient search reads it all; the
+sampled one reads only the seat's knowledge from it, kernels.sampler) and
+the base policy's functions for its rollouts.  This second driver is
+``deal._drive`` with one step added: for a seat whose team's settings
+(kernels.search SETTINGS) have SS_ON, at a lead or follow, the base
+policy's answer is taken as the first candidate, and kernels.search
+evaluates every candidate and puts the best in the answer buffer (or, with
+SS_RECORD, keeps the policy's answer and writes an analysis row: the
+policy's value against the best, ``tractor-sim analyze``).
+
+It is compiled only when a run uses the search; the engine's own driver and
+chunk (kernels.deal, kernels.match) are untouched, so their speed and
+compile time do not change.  Streams are keyed as in kernels.match, and
+the search's own streams by deal and decision (kernels.search), so results
+do not depend on the chunking.
+"""
+
+import numpy as np
+from numba import njit, types
+
+from .deal import FUNCS_TYPE, N_DECISIONS, compiled_new_workspace as new_workspace
+from .events import LOG_COLS
+from .layout import Layout
+from .match import (
+    CHUNK_ARGS, LOG_ALL, MAX_DEALS_PER_MATCH, MODE_FIXED, MX_DEALS, MX_LEVEL0_FINAL, MX_MATCH_ID, MX_WINNER,
+    X_LEVEL0_AFTER, X_LEVEL1_AFTER, _write, fixed_starter,
+)
+from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, start, to_act
+from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
+from .scoring import match_winner
+from .search import (
+    CV_FIELDS, CV_LEVELS, CV_N, CV_POINTS, P_HELDOUT, SELECTION, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS,
+    SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
+)
+from .candidates import MAX_CANDIDATES
+from .sampler import new_work as new_sampler_work
+from .dims import CARDS, TEAMS, team_of
+from .state import ANSWER, NO_SEAT, RESULT, S_TRICK, STATE_SIZE
+from .unowned import borrowed
+from .view import BID, CALL, DECLARE, DISCARD, FOLLOW, LEAD
+from tractor_sim.rules.options import DECLARING_AUCTION, R_DECLARING
+
+# What a chunk counts (``counters``).
+COUNTERS = Layout("search counters", [
+    ("C_DECISIONS", 1, "decisions searched (more than one candidate)"),
+    ("C_ROLLOUTS", 1, "rollouts played"),
+    ("C_RECORDS", 1, "analysis rows written"),
+])
+globals().update(COUNTERS.constants())
+N_COUNTERS = COUNTERS.size
+ERR_NO_WORLD = 50  # error code: the search could not make a world (the sampler found no deal)
+HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and the selection (row 1)
+# An analysis row (float64): one decision of the analysed policy, valued by the search in two kinds
+# of worlds (the settings' source, then the true deal).  In each, the best candidate is selected on
+# one set of worlds (AR_*CHOSEN/BEST: in-sample, the maximum of noisy means, biased upwards) and the
+# policy's play and that selection are valued again on an independent set (AR_*HELD_*: unbiased).
+RECORD = Layout("analysis row", [
+    ("AR_DEAL", 1, "the deal id (match mode: match id x 1000 + deal in match)"),
+    ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD or view.FOLLOW"), ("AR_TRICK", 1, "0-based"),
+    ("AR_CANDIDATES", 1, "candidates valued (1: the play was forced, nothing rolled out)"),
+    ("AR_ROLLOUTS", 1, "rollouts per candidate and source"),
+    ("AR_CHOSEN_LEVELS", 1, "the policy's play: mean levels, in the settings' worlds,"),
+    ("AR_CHOSEN_POINTS", 1, "mean points,"),
+    ("AR_BEST_LEVELS", 1, "the best candidate's mean levels,"),
+    ("AR_BEST_POINTS", 1, "mean points,"),
+    ("AR_BEST", 1, "and its index"),
+    ("AR_TRUE_CHOSEN_LEVELS", 1, "the same in the true deal's rollouts"),
+    ("AR_TRUE_CHOSEN_POINTS", 1),
+    ("AR_TRUE_BEST_LEVELS", 1),
+    ("AR_TRUE_BEST_POINTS", 1),
+    ("AR_TRUE_BEST", 1),
+    ("AR_HELD_CHOSEN_LEVELS", 1, "the policy's play: mean levels on the held-out worlds of the settings' source,"),
+    ("AR_HELD_CHOSEN_POINTS", 1, "mean points,"),
+    ("AR_HELD_BEST_LEVELS", 1, "the selected (best in-sample) candidate's there,"),
+    ("AR_HELD_BEST_POINTS", 1, "mean points"),
+    ("AR_TRUE_HELD_CHOSEN_LEVELS", 1, "the same on held-out rollouts of the true deal"),
+    ("AR_TRUE_HELD_CHOSEN_POINTS", 1),
+    ("AR_TRUE_HELD_BEST_LEVELS", 1),
+    ("AR_TRUE_HELD_BEST_POINTS", 1),
+    ("AR_CHOSEN_CARDS", CARDS, "the policy's play (counts)"),
+    ("AR_BEST_CARDS", CARDS, "the best candidate in the settings' worlds (counts)"),
+])
+globals().update(RECORD.constants())
+AR_FIELDS = RECORD.size
+
+SEARCH_CHUNK_SIG = types.int64(*CHUNK_ARGS, types.int64[:, ::1], types.int64[::1], types.float64[:, ::1])
+
+
+@njit(cache=True)
+def new_search_work(rules):
+    """The work memory of a search: a world and a rollout copy of (state, workspace), the candidate
+    list and their values, the sampler's work arrays and stream, an error row and an empty log."""
+    wws = new_workspace(rules)
+    rws = new_workspace(rules)
+    return (np.zeros(STATE_SIZE, dtype=np.int64), wws, np.zeros(STATE_SIZE, dtype=np.int64), rws,
+            np.zeros((MAX_CANDIDATES, CARDS), dtype=np.int64), np.zeros((MAX_CANDIDATES, CV_FIELDS), dtype=np.float64),
+            new_sampler_work(), np.zeros(1, dtype=np.uint64), np.zeros(ERR_SIZE, dtype=np.int64),
+            np.zeros((1, LOG_COLS), dtype=np.int64))
+
+
+@njit(cache=True)
+def _record_values(record, values, best, chosen_levels, chosen_points, best_levels, best_points, best_col):
+    """The policy's play (candidate 0) and the best candidate, as means, into the record's columns."""
+    n = values[0, CV_N]
+    record[chosen_levels] = values[0, CV_LEVELS] / n
+    record[chosen_points] = values[0, CV_POINTS] / n
+    nb = values[best, CV_N]
+    record[best_levels] = values[best, CV_LEVELS] / nb
+    record[best_points] = values[best, CV_POINTS] / nb
+    record[best_col] = best
+
+
+@njit(cache=True)
+def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, counters, records, deal_id):
+    """The search at the seat's lead or follow, its base answer in the ANSWER buffer: the best
+    candidate replaces it (or, with SS_RECORD, it stays and an analysis row is written).  Returns
+    ERR_NONE, or -1 when a world could not be made."""
+    wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
+    ncand = list_candidates(st, ws, rules, seat, decision, sets[SS_MAX_CAND], cands)
+    recording = sets[SS_RECORD] != 0
+    row = counters[C_RECORDS]
+    if recording:
+        for f in range(AR_FIELDS):
+            records[row, f] = 0.0
+        records[row, AR_DEAL] = deal_id
+        records[row, AR_SEAT] = seat
+        records[row, AR_DECISION] = decision
+        records[row, AR_TRICK] = st[S_TRICK]
+        records[row, AR_CANDIDATES] = ncand
+        for c in range(CARDS):
+            records[row, AR_CHOSEN_CARDS + c] = cands[0, c]
+            records[row, AR_BEST_CARDS + c] = cands[0, c]
+        counters[C_RECORDS] = row + 1
+    if ncand <= 1:
+        return ERR_NONE
+    worlds, rollouts = sets[SS_WORLDS], sets[SS_ROLLOUTS]
+    played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, sets[SS_SOURCE], cands,
+                      ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION)
+    if played < 0:
+        return -1
+    counters[C_DECISIONS] += 1
+    counters[C_ROLLOUTS] += played
+    if not recording:
+        chosen = chosen_candidate(values, ncand)
+        for c in range(CARDS):
+            st[ANSWER + c] = cands[chosen, c]
+        return ERR_NONE
+    best = best_candidate(values, ncand)
+    records[row, AR_ROLLOUTS] = worlds * rollouts
+    _record_values(records[row], values, best, AR_CHOSEN_LEVELS, AR_CHOSEN_POINTS, AR_BEST_LEVELS, AR_BEST_POINTS,
+                   AR_BEST)
+    for c in range(CARDS):
+        records[row, AR_BEST_CARDS + c] = cands[best, c]
+    source = sets[SS_SOURCE]
+    if source != WORLD_TRUE:
+        held = _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, best,
+                         values, work, records[row], AR_HELD_CHOSEN_LEVELS, AR_HELD_CHOSEN_POINTS,
+                         AR_HELD_BEST_LEVELS, AR_HELD_BEST_POINTS)
+        if held < 0:
+            return -1
+        counters[C_ROLLOUTS] += held
+        played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE, cands,
+                          ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION)
+        counters[C_ROLLOUTS] += played
+        best = best_candidate(values, ncand)
+    _record_values(records[row], values, best, AR_TRUE_CHOSEN_LEVELS, AR_TRUE_CHOSEN_POINTS, AR_TRUE_BEST_LEVELS,
+                   AR_TRUE_BEST_POINTS, AR_TRUE_BEST)
+    held = _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE, cands, best,
+                     values, work, records[row], AR_TRUE_HELD_CHOSEN_LEVELS, AR_TRUE_HELD_CHOSEN_POINTS,
+                     AR_TRUE_HELD_BEST_LEVELS, AR_TRUE_HELD_BEST_POINTS)
+    if held < 0:
+        return -1
+    counters[C_ROLLOUTS] += held
+    if source == WORLD_TRUE:  # one kind of world only: the first block is the true deal's too
+        records[row, AR_HELD_CHOSEN_LEVELS] = records[row, AR_TRUE_HELD_CHOSEN_LEVELS]
+        records[row, AR_HELD_CHOSEN_POINTS] = records[row, AR_TRUE_HELD_CHOSEN_POINTS]
+        records[row, AR_HELD_BEST_LEVELS] = records[row, AR_TRUE_HELD_BEST_LEVELS]
+        records[row, AR_HELD_BEST_POINTS] = records[row, AR_TRUE_HELD_BEST_POINTS]
+    return ERR_NONE
+
+
+@njit(cache=True)
+def _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, best, values,
+              work, record, chosen_levels, chosen_points, best_levels, best_points):
+    """The policy's play (candidate 0) and the selected candidate ``best``, valued on worlds and rollouts
+    independent of those that selected it (P_HELDOUT; common random numbers between the two), into the
+    record: their difference is an unbiased estimate of the selection's gain, where the in-sample
+    difference (the maximum of noisy means) is biased upwards.  Nothing is rolled out when the
+    selection is the policy's own play (the difference is 0).  Overwrites ``values``.  Returns the
+    rollouts played, or -1."""
+    wst, wws, rst, rws, _, _, sampler_work, rng, err, nolog = work
+    if best == 0:  # both are the policy's play: its in-sample means, a difference of exactly 0
+        n = values[0, CV_N]
+        record[chosen_levels] = record[best_levels] = values[0, CV_LEVELS] / n
+        record[chosen_points] = record[best_points] = values[0, CV_POINTS] / n
+        return 0
+    pair = cands[:HELD_PLAYS].copy()
+    pair[1] = cands[best]
+    played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, pair, HELD_PLAYS,
+                      values, wst, wws, rst, rws, sampler_work, rng, err, nolog, P_HELDOUT)
+    if played < 0:
+        return -1
+    n = values[0, CV_N]
+    record[chosen_levels] = values[0, CV_LEVELS] / n
+    record[chosen_points] = values[0, CV_POINTS] / n
+    n = values[1, CV_N]
+    record[best_levels] = values[1, CV_LEVELS] / n
+    record[best_points] = values[1, CV_POINTS] / n
+    return played
+
+
+@njit(cache=True)
+def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, counters, records, deal_id):
+    """deal._drive with the search at the plays of the seats whose team has SS_ON (module docstring)."""
+    views, scratch, rngs, _ = ws
+    answer = borrowed(st[ANSWER:ANSWER + CARDS])
+    seat, decision = to_act(st)
+    while seat != NO_SEAT:
+        team = team_of(seat)
+        base = team * N_DECISIONS
+        v, p = borrowed(views[seat]), borrowed(params[team, decision])
+        r, m = borrowed(rngs[seat]), borrowed(scratch[seat])
+        if decision == FOLLOW:
+            n = fns[base + FOLLOW](v, p, r, m, answer)
+        elif decision == LEAD:
+            n = fns[base + LEAD](v, p, r, m, answer)
+        elif decision == DECLARE:
+            n = fns[base + DECLARE](v, p, r, m, answer)
+        elif decision == DISCARD:
+            n = fns[base + DISCARD](v, p, r, m, answer)
+        elif decision == CALL:
+            n = fns[base + CALL](v, p, r, m, answer)
+        else:
+            n = fns[base + BID](v, p, r, m, answer)
+        if settings[team, SS_ON] != 0 and (decision == LEAD or decision == FOLLOW):
+            roll_fns = (fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD], fns[base + FOLLOW], fns[base + BID],
+                        fns[base + CALL], fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD],
+                        fns[base + FOLLOW], fns[base + BID], fns[base + CALL])
+            if search_step(st, ws, rules, roll_params[team], roll_fns, seat, decision, settings[team], work, counters,
+                           records, deal_id) != ERR_NONE:
+                err[E_CODE] = ERR_NO_WORLD
+                return ERR_NO_WORLD
+        code = apply_answer(st, ws, rules, err, log, decision, n)
+        if code != ERR_NONE:
+            return code
+        seat, decision = to_act(st)
+    return ERR_NONE
+
+
+@njit(cache=True)
+def _play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, roll_params, settings, ws,
+               st, row, err, log, work, counters, records, deal_id):
+    """deal.play_deal with the search's driver."""
+    code = start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter)
+    if code == ERR_NONE:
+        code = drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, counters, records, deal_id)
+    if code == ERR_NONE:
+        for k in range(D_FIELDS):
+            row[k] = st[RESULT + k]
+    return code
+
+
+@njit(SEARCH_CHUNK_SIG, cache=True)
+def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log,
+                      log_id, settings, counters, records):
+    """match.play_chunk with searching seats: the same arguments and rows, plus the teams'
+    search ``settings`` (kernels.search SETTINGS rows), ``counters`` (C_*) and the analysis
+    ``records`` (AR_* rows; room for every play of the chunk when a team records).  A team's
+    rollouts play its own policy (``fns``, ``params``) at every seat."""
+    ws = new_workspace(rules)
+    work = new_search_work(rules)
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    row = np.zeros(D_FIELDS, dtype=np.int64)
+    levels = np.zeros(TEAMS, dtype=np.int64)
+    st = np.zeros(1, dtype=np.uint64)
+    nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
+    _, n_decisions, n_params = params.shape
+    roll_params = np.zeros((TEAMS, TEAMS, n_decisions, n_params), dtype=np.float64)
+    for t in range(TEAMS):
+        for u in range(TEAMS):
+            roll_params[t, u] = params[t]
+    for k in range(N_COUNTERS):
+        counters[k] = 0
+    nrows = 0
+    err[E_DONE] = 0
+    no = n < 0  # a False that is not a compile-time constant (as in match.play_chunk)
+    for item in range(n):
+        if nrows + (1 if mode == MODE_FIXED else MAX_DEALS_PER_MATCH) > deals.shape[0]:
+            return nrows
+        ident = first_id + item
+        if mode == MODE_FIXED:
+            levels[0] = fixed_levels[0]
+            levels[1] = fixed_levels[1]
+            starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
+            code = _play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, roll_params,
+                              settings, ws, state, row, err, log if ident == log_id or log_id == LOG_ALL else nolog, work,
+                              counters, records, ident)
+            if code != 0:
+                err[E_ID] = ident
+                return -1 - nrows
+            _write(deals, nrows, ident, -1, 0, levels, row)
+            nrows += 1
+            err[E_DONE] = item + 1
+            continue
+        levels[0] = 0
+        levels[1] = 0
+        decl_team = 0
+        starter = 0
+        winner = -1
+        d = 0
+        while d < MAX_DEALS_PER_MATCH:
+            key = ident * MAX_DEALS_PER_MATCH + d
+            code = _play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, roll_params,
+                              settings, ws, state, row, err, log if key == log_id or log_id == LOG_ALL else nolog, work,
+                              counters, records, key)
+            if code != 0:
+                err[E_ID] = ident
+                err[E_DEAL_IN_MATCH] = d
+                return -1 - nrows
+            _write(deals, nrows, key, ident, d, levels, row)
+            levels[0] = deals[nrows, X_LEVEL0_AFTER]
+            levels[1] = deals[nrows, X_LEVEL1_AFTER]
+            nrows += 1
+            d += 1
+            decl_team = row[D_DECL_TEAM] if row[D_KEEP] else 1 - row[D_DECL_TEAM]
+            starter = row[D_NEXT_STARTER]
+            winner = match_winner(levels[0], levels[1], rules)
+            if winner >= 0:
+                break
+        matches[item, MX_MATCH_ID] = ident
+        matches[item, MX_WINNER] = winner
+        matches[item, MX_DEALS] = d
+        for t in range(TEAMS):
+            matches[item, MX_LEVEL0_FINAL + t] = levels[t]
+        err[E_DONE] = item + 1
+    return nrows

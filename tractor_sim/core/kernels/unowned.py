@@ -1,0 +1,250 @@
+"""Arrays without an owner: work arrays on the stack, and borrowed arrays.
+
+Numba counts references to every array handed around, with calls to its
+runtime (atomic ones when the array has an owner), even inside inlined
+helpers: in whole deals those calls were the largest cost after the game
+itself.  A function that allocates no array can be compiled without them
+(numba's ``_nrt=False``: the deal kernel and the built-in strategies, see
+``strategy._lean``).
+
+``stack_array(n)`` is the work array such a function may use: n int64 (n a
+constant) in the calling function's stack frame, no allocation and no
+owner.  Its contents start undefined; it lives until the function returns
+(a helper declared ``inline='always'`` puts it in its caller's frame), so
+never return one from a function that is not inlined.
+
+``borrowed(a)`` is ``a`` without its owner (ownership pointer NULL, as numba
+makes for ``carray``): a function compiled with reference counting then
+skips the atomic part for it.  The deal kernel passes borrowed arrays to
+strategies compiled that way (plug-ins that allocate).  Valid only while
+``a`` is alive; never return it or keep it past the call.
+
+``rows_in(a, start, rows, cols)`` is ``a[start:start + rows * cols]`` as a
+rows x cols matrix (rows and cols constants), without owner: numba's
+``reshape`` calls its runtime (numba_attempt_nocopy_reshape), nine times a
+deal in the state's ``carve`` (1% of a deal's instructions, callgrind).
+
+All three are numba intrinsics (without reference counting numba refuses a
+function that returns an array it did not get as an argument, and a stack
+array must land in the caller's frame), so from Python they work only
+under NUMBA_DISABLE_JIT.
+
+The second part is compile time (``faster_compiles``, ``lazy_signature``):
+numba's inliner without its quadratic copies, no literal specializations of
+this package's functions, numpy's error model for them, and declared
+signatures compiled at first use.
+"""
+
+import copy
+
+import numpy as np
+from llvmlite import ir as llvm_ir
+from numba import njit
+from numba.core import cgutils, config, ir, types
+from numba.core.dispatcher import Dispatcher
+from numba.core.inline_closurecall import InlineWorker
+from numba.extending import intrinsic
+
+ITEMSIZE = np.dtype(np.int64).itemsize  # bytes of one int64 cell
+MATRIX_DIMS = 2  # rows_in's result: rows and columns
+
+
+@intrinsic
+def _on_stack(typingctx, n):
+    if not isinstance(n, types.IntegerLiteral):
+        return None
+    size = n.literal_value
+    arr = types.Array(types.int64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        data = cgutils.alloca_once(builder, llvm_ir.IntType(64), size=size)  # in the entry block: one per call site
+        out = context.make_array(arr)(context, builder)
+        intp = context.get_value_type(types.intp)
+        context.populate_array(out, data=data, shape=[llvm_ir.Constant(intp, size)],
+                               strides=[llvm_ir.Constant(intp, ITEMSIZE)], itemsize=llvm_ir.Constant(intp, ITEMSIZE),
+                               meminfo=None, parent=None)
+        return out._getvalue()
+
+    return arr(n), codegen
+
+
+@intrinsic
+def _without_owner(typingctx, a):
+    if not isinstance(a, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, value=args[0])
+        dst = context.make_array(sig.return_type)(context, builder)
+        context.populate_array(dst, data=src.data, shape=src.shape, strides=src.strides,
+                               itemsize=src.itemsize, meminfo=None, parent=None)
+        return dst._getvalue()
+
+    return a(a), codegen
+
+
+@intrinsic
+def _rows_in(typingctx, a, start, rows, cols):
+    if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and isinstance(rows, types.IntegerLiteral)
+            and isinstance(cols, types.IntegerLiteral)):
+        return None
+    nrows, ncols = rows.literal_value, cols.literal_value
+    out = types.Array(a.dtype, MATRIX_DIMS, "C")
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, value=args[0])
+        dst = context.make_array(out)(context, builder)
+        intp = context.get_value_type(types.intp)
+        item = context.get_abi_sizeof(context.get_data_type(a.dtype))
+        context.populate_array(dst, data=builder.gep(src.data, [args[1]]),
+                               shape=[llvm_ir.Constant(intp, nrows), llvm_ir.Constant(intp, ncols)],
+                               strides=[llvm_ir.Constant(intp, ncols * item), llvm_ir.Constant(intp, item)],
+                               itemsize=llvm_ir.Constant(intp, item), meminfo=None, parent=None)
+        return dst._getvalue()
+
+    return out(a, start, rows, cols), codegen
+
+
+def _new_array(n):
+    return np.empty(n, dtype=np.int64)
+
+
+def _reshaped(a, start, rows, cols):
+    return a[start:start + rows * cols].reshape((rows, cols))
+
+
+def _same(a):
+    return a
+
+
+stack_array = _new_array if config.DISABLE_JIT else _on_stack
+borrowed = _same if config.DISABLE_JIT else _without_owner
+rows_in = _reshaped if config.DISABLE_JIT else _rows_in
+
+
+def lean_jit(*signature, **options):
+    """``njit(cache=True)`` without reference counting (numba's private ``_nrt=False``), for kernels
+    that allocate nothing: the deal's drivers and its once-a-deal phases.  Passing arrays between
+    such functions then costs no counting calls.  The one place the option is spelled for the
+    kernels (strategy.py compiles lean strategies with it too).  A signature is compiled at the
+    first call, not at import (``lazy_signature``)."""
+    if not signature:
+        return njit(cache=True, _nrt=False, **options)
+    (sig,) = signature
+    return lambda fn: lazy_signature(njit(cache=True, _nrt=False, **options)(fn), sig)
+
+
+# ------------------------------------------------------------------ compile time
+#
+# Four changes to how numba compiles, measured by benchmarks/bench_compile.py (per-function
+# compile time from numba's event API).  The inliner's gives the same LLVM IR byte for byte (the
+# smart follow strategy, checked); without literal specializations a helper gets the code numba
+# compiles for it anyway when a call passes a variable.  Results are identical (pinned digests)
+# and the speed within noise (benchmarks/ab.py; figures in the commit that brought them).
+
+_INLINING = [False]  # True while inline_function hands a callee's fresh IR to inline_ir
+COPY_PROTOCOL = 4  # the pickle protocol copy.deepcopy reduces objects with
+
+
+def _block_deepcopy(self, memo):
+    """ir.Block's deepcopy: the block itself while a callee's fresh IR is inlined, else a copy as
+    ``copy.deepcopy`` would make."""
+    if _INLINING[0]:
+        return self
+    return copy._reconstruct(self, memo, *self.__reduce_ex__(COPY_PROTOCOL))
+
+
+def _inline_function(self, caller_ir, block, i, function, arg_typs=None):
+    """numba's InlineWorker.inline_function (the inliner of ``inline='always'``) without the two
+    deep copies of the callee's IR that inline_ir makes: one guards an IR that nobody else holds
+    (run_untyped_passes built it for this call), the other is returned and thrown away by the one
+    caller, InlineInlinables.  Each copy deep-copies the callee's whole scope once per block, so
+    their cost grows with the square of the inlined code: the smart follow strategy compiled in
+    18 s of CPU with them, 8 s without; the driver (play_from, without its callees) 18 s, 10 s."""
+    callee_ir = self.run_untyped_passes(function)
+    freevars = function.__code__.co_freevars
+    _INLINING[0] = True
+    try:
+        return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+    finally:
+        _INLINING[0] = False
+
+
+# this package and its copies compiled for other game sizes (tractor_sim.play.packages: tractor_sim_sized_p6d2 ...)
+_PACKAGE = (__name__.split(".")[0] + ".", "tractor_sim_sized_")
+_plain_call_template = Dispatcher.get_call_template
+
+
+def _call_template(self, args, kws):
+    """Dispatcher.get_call_template with literal argument types made plain for this package's
+    functions.  numba types a call from compiled code with the constants' literal types and
+    compiles a specialization for each combination (events.log_event 15 times, a second whole
+    play_deal for the zeros a match starts from, before type inference settles on int64); the
+    functions here gain nothing from it: what is hot is inlined, which keeps the constants."""
+    if getattr(self.py_func, "__module__", "").startswith(_PACKAGE):
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+    return _plain_call_template(self, args, kws)
+
+
+_plain_init = Dispatcher.__init__
+
+
+def _init(self, py_func, locals=None, targetoptions=None, *args, **kwargs):
+    """Dispatcher.__init__ with numpy's error model for this package's functions, unless one asks
+    for another: under numba's default (Python's) every integer ``//`` and ``%`` and every float
+    ``/`` lowers a test of its divisor and the code to raise ZeroDivisionError, 10% of the IR
+    numba lowers for a first result (bench_compile: native lowering 7.7 -> 6.9 s, the whole cold
+    compile 27.8 -> 26.5 s).  No kernel divides by a value that can be zero (the results are the
+    same: pinned digests).  A plug-in strategy from elsewhere keeps numba's default."""
+    if getattr(py_func, "__module__", "").startswith(_PACKAGE):
+        targetoptions = {"error_model": "numpy", **(targetoptions or {})}
+    _plain_init(self, py_func, locals, targetoptions, *args, **kwargs)
+
+
+def faster_compiles() -> None:
+    """Install the changes above (core/__init__.py calls it before any kernel is compiled).
+    A numba without these internals (the pinned range has them) keeps its own, only slower."""
+    if not (hasattr(InlineWorker, "inline_function") and hasattr(InlineWorker, "run_untyped_passes")):
+        return
+    if not getattr(Dispatcher, "_tractor_sim_faster", False):  # once, whichever copy of the package comes first
+        Dispatcher._tractor_sim_faster = True
+        ir.Block.__deepcopy__ = _block_deepcopy
+        InlineWorker.inline_function = _inline_function
+        Dispatcher.get_call_template = _call_template
+        Dispatcher.__init__ = _init
+
+
+def lazy_signature(dispatcher, signature):
+    """``dispatcher`` compiled for ``signature`` (only) at its first call, from Python or from
+    compiled code, instead of when its module is imported as ``njit(signature)`` does.
+
+    A declared signature is what lets Python pass a tuple of compiled strategies as first-class
+    functions (one compile for every matchup); compiled at import, it made ``import
+    tractor_sim.runs.engine`` compile the whole deal kernel, and the rollout driver that a run of
+    the engine never calls (2 s, and the copy of the driver linked into it)."""
+    if not hasattr(dispatcher, "disable_compile"):  # NUMBA_DISABLE_JIT: a plain function
+        return dispatcher
+    key = tuple(signature.args)
+
+    def ready():
+        if dispatcher._can_compile:
+            dispatcher.compile(signature)
+            dispatcher.disable_compile()
+
+    def get_call_template(args, kws):  # typing a call from compiled code
+        ready()
+        return type(dispatcher).get_call_template(dispatcher, args, kws)
+
+    def compile_for_args(*args, **kws):  # a call from Python that matched no compiled signature
+        ready()
+        return dispatcher.overloads[key].entry_point
+
+    dispatcher.get_call_template = get_call_template
+    dispatcher._compile_for_args = compile_for_args
+    return dispatcher
+
+
+def lazy_jit(signature, **options):
+    """``njit(signature, cache=True)`` compiled at the first call (``lazy_signature``)."""
+    return lambda fn: lazy_signature(njit(cache=True, **options)(fn), signature)

@@ -1,0 +1,36 @@
+"""What the built-in strategies and policies of this package registered, for the registry to compile.
+
+The decorators here only record: compiling (lean, bounds-checked, with the
+strategy signature) is the job of ``tractor_sim.play.registry``, which reads
+these tables for the 4-player 2-deck game and for each copy of the package
+compiled for another size.  So this package depends on nothing above it.
+"""
+
+from dataclasses import dataclass, field
+
+STRATEGIES: dict = {}  # (decision, name) -> Recorded
+POLICIES: dict = {}  # name -> {decision: strategy name, "params": .., "description": ..}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A strategy as its decorator gave it: the plain function and how to compile it."""
+
+    fn: object
+    params: dict = field(default_factory=dict)
+    description: str = ""
+    lean: bool | None = None
+    boundscheck: bool | None = None
+
+
+def strategy(decision, name, params=None, description="", lean=None, boundscheck=None):
+    """Record ``fn`` as strategy ``name`` of ``decision`` (tractor_sim.play.registry.strategy's arguments)."""
+    def record(fn):
+        STRATEGIES[(decision, name)] = Recorded(fn, dict(params or {}), description, lean, boundscheck)
+        return fn
+    return record
+
+
+def policy(name, **table):
+    """Record policy ``name``: a strategy per decision, ``params``, ``description``."""
+    POLICIES[name] = table

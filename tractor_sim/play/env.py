@@ -1,0 +1,316 @@
+"""Reinforcement-learning environments over the step API (tractor_sim.play.state): a PettingZoo AEC
+environment of the four seats and a one-seat Gymnasium environment (the other seats played by a
+registered policy).  Needs the optional extra ``rl`` (gymnasium, pettingzoo); docs/environments.md.
+
+Actions are ``Discrete(55)``: a play of several cards is chosen one card at a time (card ids
+0..53 of tractor_sim.rules.cards, then DONE = 54 where the length is free), because the legal plays of
+one decision are too many to index (a lead: up to thousands, a burial: millions;
+benchmarks/bench_legal_counts.py).  The mask allows exactly the cards that still complete a
+legal answer.  Per decision:
+
+- declare: the cards of a declaration (one card, or the same card twice), then DONE; DONE
+  with nothing chosen passes;
+- discard: eight cards, the eighth completes the burial;
+- lead: cards of one effective suit (any such set is a legal lead; a throw that fails is
+  played as the rules force), then DONE;
+- follow: as many cards as were led, the last completes the play;
+- bid (rule ``declaring = "auction"``): step "bid": action i bids 5*i points (0..200); step
+  "show": the card shown; step "trump": action 0..3 names S H D C.
+
+Observation: ``{"observation": the seat's view (kernels/view.py, V_ROWS x 54, flattened) then one
+row of the cards chosen so far in the pending answer, "action_mask": int8[55]}``.
+
+Reward: zero until the deal ends; then each seat of the team that goes up gets +gain (its levels
+gained) and each seat of the other team -gain (zero-sum; 0 for all when nobody goes up).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+except ImportError as e:  # pragma: no cover - the message is the point
+    raise ImportError(f"tractor_sim.play.env needs the optional extra 'rl' (pip install 'tractor-sim[rl]'): {e}") from None
+
+from tractor_sim.rules import cards as K
+from tractor_sim.play.state import IllegalAnswer, State
+from tractor_sim.core.kernels import state as ST
+from tractor_sim.core.kernels import view as V
+from tractor_sim.core.kernels.dims import CARDS, KITTY, SEATS, SUITS
+
+DONE = CARDS
+N_ACTIONS = CARDS + 1
+BID_STEP = 5
+OBS_SIZE = V.V_ROWS * CARDS + CARDS
+# Bounds of the observation: card counts are 0..2 and card ids -1..53, but points, bids, play keys
+# and the encoded rules are larger; every value fits in int32.
+OBS_LOW, OBS_HIGH = -(2**31), 2**31 - 1
+
+
+def observation_space():
+    return spaces.Dict({
+        "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.int64),
+        "action_mask": spaces.Box(0, 1, shape=(N_ACTIONS,), dtype=np.int8),
+    })
+
+
+class Deal:
+    """One deal with an answer being chosen action by action: the part both environments share."""
+
+    def __init__(self, state: State):
+        self.state = state
+        self.chosen = np.zeros(CARDS, dtype=np.int64)
+        self._options = None  # the legal answers (count rows) of the pending declare/follow
+        self._mask = None  # the mask of the pending choice (observe and act both need it)
+
+    def turn(self):
+        return self.state.to_act()
+
+    def _answers(self):
+        """Count rows of the legal answers, for the decisions whose answers are enumerated (few)."""
+        if self._options is None:
+            legal = self.state._follows() if self.turn().decision == "follow" else (
+                K.parse_cards(a) for a in self.state.iter_legal() if a)
+            rows = [np.bincount(ids, minlength=CARDS) for ids in legal]
+            self._options = np.array(rows, dtype=np.int64).reshape(-1, CARDS)
+        return self._options
+
+    def mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask.copy()
+
+    def _compute_mask(self) -> np.ndarray:
+        m = np.zeros(N_ACTIONS, dtype=np.int8)
+        turn = self.turn()
+        if turn is None:
+            return m
+        st = self.state
+        hand = st._hands()[turn.seat] - self.chosen
+        if turn.decision == "bid":
+            if turn.step == "bid":
+                for i in range(V.MAX_BID // BID_STEP + 1):
+                    m[i] = st.is_legal(i * BID_STEP)
+            elif turn.step == "show":
+                m[:CARDS] = hand > 0
+            else:
+                m[:SUITS] = [st.is_legal(s) for s in K.SUITS]
+        elif turn.decision == "discard":
+            m[:CARDS] = hand > 0
+        elif turn.decision == "lead":
+            eff = st._table()[0]
+            picked = np.nonzero(self.chosen)[0]
+            m[:CARDS] = (hand > 0) & ((eff == eff[picked[0]]) if len(picked) else True)
+            m[DONE] = len(picked) > 0
+        else:  # declare, follow: what extends to one of the legal answers
+            rows = self._answers()
+            rows = rows[(rows >= self.chosen).all(axis=1)]
+            m[:CARDS] = (rows > self.chosen).any(axis=0) if len(rows) else 0
+            if turn.decision == "declare":
+                m[DONE] = not self.chosen.any() or bool((rows == self.chosen).all(axis=1).any())
+        return m
+
+    def act(self, action: int) -> bool:
+        """Take one action; True when it completed an answer (applied to the state).  An action the
+        mask does not allow raises IllegalAnswer and changes nothing."""
+        turn = self.turn()
+        if turn is None:
+            raise IllegalAnswer("the deal is over: no action is taken")
+        action = int(action)
+        if not 0 <= action < N_ACTIONS or not self.mask()[action]:
+            picked = K.cards_str(K.from_counts(self.chosen)) or "nothing"
+            raise IllegalAnswer(f"seat {turn.seat} ({turn.decision}{'/' + turn.step if turn.step else ''}): "
+                                f"action {action} is masked (chosen so far: {picked})")
+        if turn.decision == "bid":
+            answer = (action * BID_STEP if turn.step == "bid" else [K.card_str(action)] if turn.step == "show"
+                      else K.SUITS[action])
+            return self._answer(answer)
+        if action != DONE:
+            self.chosen[action] += 1
+            self._mask = None
+        n = int(self.chosen.sum())
+        if (action == DONE or (turn.decision == "discard" and n == KITTY)
+                or (turn.decision == "follow" and n == int(self.state._st[ST.S_LEAD_N]))):
+            try:
+                return self._answer([K.card_str(c) for c in K.from_counts(self.chosen)])
+            except IllegalAnswer:  # the engine's check is the last word: the choice stays as it was
+                if action != DONE:
+                    self.chosen[action] -= 1
+                    self._mask = None
+                raise
+        return False
+
+    def answer(self, answer) -> None:
+        """Apply a whole answer in the step API's form (another seat's policy)."""
+        self._answer(answer)
+
+    def _answer(self, answer) -> bool:
+        self.state.apply(answer)
+        self.chosen[:] = 0
+        self._options = self._mask = None
+        return True
+
+    def observe(self, seat: int, acting: bool) -> dict:
+        obs = np.empty(OBS_SIZE, dtype=np.int64)
+        obs[:-CARDS] = self.state._ws[0][seat].ravel()
+        obs[-CARDS:] = self.chosen if acting else 0
+        return {"observation": obs, "action_mask": self.mask() if acting else np.zeros(N_ACTIONS, dtype=np.int8)}
+
+    def rewards(self) -> list[int]:
+        """Per seat at the end: +gain for the team that goes up, -gain for the other."""
+        r = self.state.result()
+        up = r["decl_team"] if r["keep"] else 1 - r["decl_team"]
+        return [r["gain"] if s % 2 == up else -r["gain"] for s in range(SEATS)]
+
+
+def _new_deal(rng, options, rules, levels, declaring_team) -> Deal:
+    """A fresh deal from the seeded stream, or (``options={"record": rec, "upto": n}``) a recorded deal
+    after its first n decisions (State.from_record)."""
+    seed = int(rng.integers(0, 2**63))
+    if options and "record" in options:
+        state = State.from_record(options["record"], options.get("upto"))
+        if state.over:
+            raise ValueError(f"reset: the record's deal is over after {options.get('upto')} decisions; "
+                             "give options['upto'] smaller than its number of decisions")
+        return Deal(state)
+    return Deal(State.new(seed=seed, deal_id=0, rules=rules, levels=levels, declaring_team=declaring_team))
+
+
+def _render(deal: Deal) -> str:
+    turn = deal.turn()
+    if turn is None:
+        return f"deal over: {deal.state.result()['opp_points']} points to the opponents; rewards {deal.rewards()}"
+    trick = "  ".join(f"{s}: {' '.join(c)}" for s, c in deal.state.trick())
+    chosen = K.cards_str(K.from_counts(deal.chosen))
+    return f"seat {turn.seat} to {turn.decision}{'/' + turn.step if turn.step else ''}; trick [{trick}]; " \
+           f"chosen [{chosen}]"
+
+
+class TractorAEC(AECEnv):
+    """The four seats of one deal (agents seat_0..seat_3, team = seat % 2).  ``reset(seed=...)``
+    gives the same deal and, with the same actions, the same trajectory; ``reset(options={"record":
+    rec, "upto": n})`` starts from a recorded deal after its first n decisions."""
+
+    metadata = {"render_modes": ["ansi"], "name": "tractor_v0", "is_parallelizable": False}
+
+    def __init__(self, rules=None, levels=(0, 0), declaring_team=0, render_mode=None):
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode: None or 'ansi', got {render_mode!r}")
+        self.rules, self.levels, self.declaring_team, self.render_mode = rules, levels, declaring_team, render_mode
+        self.possible_agents = [f"seat_{s}" for s in range(SEATS)]
+        self._obs_space = observation_space()
+        self._act_space = spaces.Discrete(N_ACTIONS)
+        self._rng = np.random.default_rng()
+        self.deal = None
+
+    def observation_space(self, agent):
+        return self._obs_space
+
+    def action_space(self, agent):
+        return self._act_space
+
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.deal = _new_deal(self._rng, options, self.rules, self.levels, self.declaring_team)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = f"seat_{self.deal.turn().seat}"
+
+    def observe(self, agent):
+        seat = int(agent.split("_")[1])
+        return self.deal.observe(seat, acting=agent == self.agent_selection and not self.deal.state.over)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: 0 for a in self.agents}
+        if action is None:
+            raise IllegalAnswer(f"{agent} must act (an int 0..{N_ACTIONS - 1}), got None")
+        self.deal.act(action)
+        if self.deal.state.over:
+            for a, r in zip(self.possible_agents, self.deal.rewards()):
+                self.rewards[a] = r
+                self.terminations[a] = True
+        else:
+            self.agent_selection = f"seat_{self.deal.turn().seat}"
+        self._accumulate_rewards()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return _render(self.deal)
+        return None
+
+    def close(self):
+        pass
+
+
+def aec_env(**kwargs) -> TractorAEC:
+    """The AEC environment (PettingZoo's ``env()`` convention)."""
+    return TractorAEC(**kwargs)
+
+
+class TractorEnv(gymnasium.Env):
+    """One seat of a deal against registered policies (``others``: one for the three other seats, or
+    (partner, opponents)), stepped by State.answer_of.  An action the mask does not allow is rejected:
+    nothing changes, the reward is ``illegal_reward`` and ``info["illegal"]`` is True."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, seat=0, others="basic", rules=None, levels=(0, 0), declaring_team=0, illegal_reward=0.0,
+                 render_mode=None):
+        if seat not in range(SEATS):
+            raise ValueError(f"seat must be 0..{SEATS - 1}, got {seat!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode: None or 'ansi', got {render_mode!r}")
+        partner, opponents = others if isinstance(others, (tuple, list)) else (others, others)
+        self.policies = {s: partner if s % 2 == seat % 2 else opponents for s in range(SEATS) if s != seat}
+        self.seat, self.rules, self.levels, self.declaring_team = seat, rules, levels, declaring_team
+        self.illegal_reward, self.render_mode = float(illegal_reward), render_mode
+        self.observation_space = observation_space()
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.deal = None
+
+    def _others_play(self):
+        st = self.deal.state
+        while not st.over and st.to_act().seat != self.seat:
+            self.deal.answer(st.answer_of(self.policies[st.to_act().seat]))
+
+    def _obs(self):
+        return self.deal.observe(self.seat, acting=not self.deal.state.over)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.deal = _new_deal(self.np_random, options, self.rules, self.levels, self.declaring_team)
+        self._others_play()
+        return self._obs(), {}
+
+    def step(self, action):
+        if self.deal is None or self.deal.state.over:
+            raise RuntimeError("the deal is over (or not started): call reset()")
+        try:
+            self.deal.act(action)
+        except IllegalAnswer as e:
+            return self._obs(), self.illegal_reward, False, False, {"illegal": True, "why": str(e)}
+        self._others_play()
+        over = self.deal.state.over
+        reward = float(self.deal.rewards()[self.seat]) if over else 0.0
+        return self._obs(), reward, over, False, {"illegal": False}
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return _render(self.deal)
+        return None
+
+
+__all__ = ["TractorAEC", "TractorEnv", "aec_env", "Deal", "DONE", "N_ACTIONS", "BID_STEP", "observation_space"]

@@ -1,0 +1,126 @@
+"""Plug-ins that cannot hurt the run: which strategies are a user's, and what their faults say.
+
+A user's strategy is compiled with bounds checking (``strategy.strategy``),
+so a write past its view, ``scratch`` or ``out`` raises IndexError inside the
+kernel instead of changing another seat's game; here that becomes a
+``SimulationError`` naming the plug-in.  The built-ins are compiled as
+before (no check, no cost).  A run that plays a user's strategy keeps it out
+of the driver process (``runner``: a worker, which can be killed) and gives
+each chunk a time limit (``PluginTimeout``).
+"""
+
+from __future__ import annotations
+
+from tractor_sim.runs.engine import SimulationError, run_chunk
+
+DEFAULT_CHUNK_TIMEOUT = 600.0  # seconds without a finished chunk, for runs with user plug-ins
+
+
+class PluginTimeout(SimulationError):
+    """No chunk finished within the time limit: a plug-in in an endless loop, or chunks far too large."""
+
+
+def plugins(spec) -> list[str]:
+    """The user strategies a chunk plays, as 'decision strategy 'name' (file)' (empty: built-ins only)."""
+    from tractor_sim.play import registry as S
+    from tractor_sim.core.kernels.view import DECISIONS
+
+    out = []  # the modules are loaded: run_chunk, or the driver's check of the experiment, did it
+    for pol in spec.policies:
+        for d, name in zip(DECISIONS, S.resolve_policy(pol).strategies):
+            info = S.get_strategy(d, name)
+            text = f"{d} strategy {name!r} ({info.source})"
+            if not S.is_builtin(info.module) and text not in out:
+                out.append(text)
+    return out
+
+
+def run_checked(spec):
+    """``engine.run_chunk``, with a plug-in's out-of-bounds access reported as a SimulationError naming it."""
+    try:
+        return run_chunk(spec)
+    except IndexError as e:
+        who = plugins(spec)
+        culprit = " or ".join(who) if who else "a strategy"
+        raise SimulationError(
+            f"{culprit} read or wrote outside its arrays ({e}) in deals {spec.first_id}.."
+            f"{spec.first_id + spec.count - 1} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
+            "nothing of this chunk was kept") from None
+
+
+def timeout_message(specs, seconds: float) -> str:
+    who = []
+    for spec in specs:
+        who += [p for p in plugins(spec) if p not in who]
+    names = ", ".join(who) or "the strategies"
+    ids = "; ".join(f"{s.matchup} half {s.half} ids {s.first_id}..{s.first_id + s.count - 1}" for s in specs[:3])
+    return (f"no chunk finished within {seconds:g} s ({ids}): {names} may loop forever; the workers were "
+            "stopped. Finished chunks are kept; raise --chunk-timeout or lower chunk_size if the chunks are "
+            "just slow")
+
+
+# --------------------------------------------------------------------------- Ctrl-C inside compiled code
+
+_INTERRUPTED = b"\nerror: interrupted (finished chunks are kept: run the same command again to resume)\n"
+_handler = None
+
+
+def _hard_handler():
+    """A C-level SIGINT handler (a Numba cfunc) that writes a line and exits 130, needing no GIL.
+
+    Python runs its own SIGINT handler only between bytecodes, so Ctrl-C
+    cannot stop a kernel call (a long chunk, a plug-in's endless loop) in
+    this process.  While one runs, this handler takes over: the run
+    directory stays consistent (parts are renamed into place whole; the
+    lock dies with the process), only the chunk in flight is lost.
+    """
+    global _handler
+    if _handler is None:
+        import ctypes
+
+        import numba
+        import numpy as np
+
+        libc = ctypes.CDLL(None)
+        write = libc.write
+        write.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t]  # the buffer as an address
+        write.restype = ctypes.c_ssize_t
+        exit_now = libc._exit
+        exit_now.argtypes = [ctypes.c_int]
+        exit_now.restype = None
+        buf = np.frombuffer(_INTERRUPTED, dtype=np.uint8)
+        addr, size = buf.ctypes.data, buf.size
+
+        @numba.cfunc(numba.types.void(numba.types.int32))
+        def on_sigint(signum):
+            write(2, addr, size)
+            exit_now(130)
+
+        _handler = (on_sigint, buf, libc)  # keep the code and the text alive
+    return _handler
+
+
+class interruptible:
+    """``with interruptible():`` Ctrl-C ends the process at once, even inside compiled code (see above).
+
+    Outside the block Python's own handler (KeyboardInterrupt) is back.
+    """
+
+    def __enter__(self):
+        import ctypes
+        import signal as sig
+
+        if sig.getsignal(sig.SIGINT) is not sig.default_int_handler:
+            self.old = None  # not the main thread, or someone else's handler: leave it alone
+            return self
+        on_sigint, _, libc = _hard_handler()
+        libc.signal.restype = ctypes.c_void_p
+        libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        self.libc = libc
+        self.old = libc.signal(int(sig.SIGINT), on_sigint.address)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            self.libc.signal(2, self.old)  # Python's own C-level trampoline again
+        return False

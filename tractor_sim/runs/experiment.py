@@ -1,0 +1,221 @@
+"""Experiment files (TOML): load, validate with helpful errors, expand sweeps.
+
+Every error names the file and the key (``matchup[2].a``) and suggests the
+closest valid name, before anything runs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tractor_sim.rules.cards import CardError, parse_rank
+from tractor_sim.rules.options import Rules, RulesError
+from tractor_sim.rules.sizes import STANDARD, GameSize, GameSizeError, check_rules
+
+TOP_KEYS = {"name", "description", "seed", "mode", "count", "duplicate", "chunk_size", "rules",
+            "fixed", "matchup", "sweep", "strategy_modules", "game"}
+FIXED_KEYS = {"levels", "declaring_team"}
+MATCHUP_KEYS = {"name", "a", "b"}
+SWEEP_KEYS = {"name", "a", "b", "param", "values", "side"}
+
+
+class ExperimentError(ValueError):
+    """A bad experiment file; the message names the file and the key."""
+
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a run directory's name under runs/: no path
+
+
+def check_name(name, where: str) -> str:
+    """An experiment name is a name, never a path: runs/NAME stays inside runs/."""
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ExperimentError(f"{where}: field 'name' must be a name of letters, digits, '.', '_' or '-' "
+                              f"(at most 100, not starting with '.' or '-', no '/'), got {name!r}")
+    return name
+
+
+@dataclass
+class Experiment:
+    name: str
+    seed: int = 0
+    mode: str = "fixed"
+    count: int = 1000
+    duplicate: bool = True
+    chunk_size: int = 10_000
+    rules: dict = field(default_factory=dict)
+    levels: tuple = (0, 0)
+    declaring_team: int = 0
+    matchups: list = field(default_factory=list)  # dicts {"name", "a", "b"}
+    strategy_modules: list = field(default_factory=list)
+    description: str = ""
+    source: str = ""
+    game: GameSize = STANDARD  # players, decks, team mode: the table [game] (tractor_sim.rules.sizes)
+
+    def to_dict(self) -> dict:
+        """As stored in a run's manifest; the 4-player 2-deck game says nothing (as before sizes)."""
+        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "game"}
+        if not self.game.standard:
+            out["game"] = self.game.to_dict()
+        return out
+
+
+def _suggest(name, valid) -> str:
+    close = difflib.get_close_matches(str(name), sorted(valid), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_keys(table: dict, valid: set, where: str, path: str):
+    for key in table:
+        if key not in valid:
+            raise ExperimentError(f"{path}: unknown field {where}{key!r}{_suggest(key, valid)}")
+
+
+def load(path: str | Path) -> Experiment:
+    """Read and validate an experiment file."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ExperimentError(f"{path}: no such experiment file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ExperimentError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ExperimentError(f"{path}: not UTF-8 text (byte {e.object[e.start]:#04x} at position {e.start}); "
+                              "TOML files are UTF-8") from None
+    except IsADirectoryError:
+        raise ExperimentError(f"{path}: a directory, not an experiment file") from None
+    return from_dict(data, str(path))
+
+
+def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
+    """Validate an experiment given as a dict (as read from TOML)."""
+    p = source
+    _check_keys(data, TOP_KEYS, "", p)
+    for key, kind, example in (("rules", dict, "a table [rules]"), ("fixed", dict, "a table [fixed]"),
+                               ("matchup", list, "tables [[matchup]]"), ("sweep", list, "tables [[sweep]]")):
+        if key in data and not isinstance(data[key], kind):
+            raise ExperimentError(f"{p}: field {key!r} must be {example}, got {data[key]!r}")
+        if kind is list and not all(isinstance(t, dict) for t in data.get(key, [])):
+            raise ExperimentError(f"{p}: field {key!r} must be {example} (each a table with a = .., b = ..), "
+                                  f"got {data[key]!r}")
+    if "name" in data:
+        name = check_name(data["name"], p)
+    else:  # the file's name, made a name
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(source).stem).lstrip(".-") or "experiment"
+    exp = Experiment(name=name[:100], source=source, description=str(data.get("description", "")))
+    for key, typ in (("seed", int), ("count", int), ("chunk_size", int)):
+        if key in data:
+            v = data[key]
+            if isinstance(v, bool) or not isinstance(v, typ) or v < (0 if key == "seed" else 1):
+                raise ExperimentError(f"{p}: field {key!r} must be a {'non-negative' if key == 'seed' else 'positive'} "
+                                      f"whole number, got {v!r}")
+            setattr(exp, key, v)
+    if exp.seed > 2**64 - 1:
+        raise ExperimentError(f"{p}: field 'seed' must be below 2**64")
+    if "mode" in data:
+        if data["mode"] not in ("fixed", "match"):
+            raise ExperimentError(f"{p}: field 'mode' must be \"fixed\" or \"match\", got {data['mode']!r}"
+                                  f"{_suggest(data['mode'], ('fixed', 'match'))}")
+        exp.mode = data["mode"]
+    if "duplicate" in data:
+        if not isinstance(data["duplicate"], bool):
+            raise ExperimentError(f"{p}: field 'duplicate' must be true or false")
+        exp.duplicate = data["duplicate"]
+    rules = data.get("rules", {})
+    if not isinstance(rules, dict):
+        raise ExperimentError(f"{p}: [rules] must be a table")
+    try:
+        Rules.from_dict(rules)
+    except (RulesError, TypeError) as e:
+        raise ExperimentError(f"{p}: [rules]: {e}") from None
+    exp.rules = dict(rules)
+    game = data.get("game", {})
+    if not isinstance(game, dict):
+        raise ExperimentError(f"{p}: field 'game' must be a table [game] (players, decks, teams), got {game!r}")
+    try:
+        exp.game = GameSize.of(game, "[game]")
+        check_rules(exp.game, Rules.from_dict(exp.rules))
+    except GameSizeError as e:
+        raise ExperimentError(f"{p}: {e}") from None
+    fixed = data.get("fixed", {})
+    _check_keys(fixed, FIXED_KEYS, "fixed.", p)
+    if "levels" in fixed:
+        lv = fixed["levels"]
+        if not isinstance(lv, list) or len(lv) != 2:
+            raise ExperimentError(f"{p}: fixed.levels must be two levels such as [\"2\", \"2\"]")
+        try:
+            exp.levels = tuple(parse_rank(str(x)) for x in lv)
+        except CardError as e:
+            raise ExperimentError(f"{p}: fixed.levels: {e}") from None
+    if "declaring_team" in fixed:
+        if fixed["declaring_team"] not in (0, 1):
+            raise ExperimentError(f"{p}: fixed.declaring_team must be 0 or 1")
+        exp.declaring_team = fixed["declaring_team"]
+    mods = data.get("strategy_modules", [])
+    if not isinstance(mods, list) or not all(isinstance(m, str) for m in mods):
+        raise ExperimentError(f"{p}: strategy_modules must be a list of file paths or module names")
+    base = Path(source).parent
+    exp.strategy_modules = [str((base / m).resolve()) if m.endswith(".py") else m for m in mods]
+    for i, m in enumerate(data.get("matchup", [])):
+        _check_keys(m, MATCHUP_KEYS, f"matchup[{i}].", p)
+        for side in ("a", "b"):
+            if side not in m:
+                raise ExperimentError(f"{p}: matchup[{i}] needs field {side!r} (a policy)")
+        exp.matchups.append({"name": m.get("name") or f"{_pname(m['a'])}-vs-{_pname(m['b'])}",
+                             "a": m["a"], "b": m["b"], "key": f"matchup[{i}]"})
+    for i, sw in enumerate(data.get("sweep", [])):
+        _check_keys(sw, SWEEP_KEYS, f"sweep[{i}].", p)
+        for key in ("a", "b", "param", "values"):
+            if key not in sw:
+                raise ExperimentError(f"{p}: sweep[{i}] needs field {key!r}")
+        if not isinstance(sw["values"], list) or not sw["values"]:
+            raise ExperimentError(f"{p}: sweep[{i}].values must be a non-empty list of numbers")
+        side = sw.get("side", "a")
+        if side not in ("a", "b"):
+            raise ExperimentError(f"{p}: sweep[{i}].side must be \"a\" or \"b\"")
+        for v in sw["values"]:
+            pol = sw[side] if isinstance(sw[side], dict) else {"policy": sw[side]}
+            pol = {**pol, "params": {**pol.get("params", {}), sw["param"]: v},
+                   "name": f"{_pname(sw[side])}[{sw['param']}={v}]"}
+            a, b = (pol, sw["b"]) if side == "a" else (sw["a"], pol)
+            exp.matchups.append({"name": f"{_pname(a)}-vs-{_pname(b)}", "a": a, "b": b, "key": f"sweep[{i}]"})
+    if not exp.matchups:
+        raise ExperimentError(f"{p}: no [[matchup]] or [[sweep]]: nothing to run")
+    names = [m["name"] for m in exp.matchups]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ExperimentError(f"{p}: matchup names must be unique; repeated: {', '.join(dup)} (give each a name)")
+    return exp
+
+
+def _pname(spec) -> str:
+    if isinstance(spec, dict):
+        return spec.get("name") or spec.get("policy") or "custom"
+    return str(spec)
+
+
+def check_policies(exp: Experiment):
+    """Resolve every policy now, so a typo fails before anything runs."""
+    from tractor_sim.rules import sizes
+    from tractor_sim.play import packages
+    from tractor_sim.play import registry as S
+
+    S.load_builtins()
+    package = None if exp.game.standard else packages.compiled_package(exp.game)
+    for m in exp.strategy_modules:
+        try:
+            S.load_module(m)
+        except Exception as e:  # noqa: BLE001 - report any import failure with its file
+            raise ExperimentError(
+                f"{exp.source}: strategy_modules: cannot load {m!r}: {type(e).__name__}: {e}") from None
+    for m in exp.matchups:
+        for side in ("a", "b"):
+            try:
+                S.resolve_policy(m[side], package)
+            except ValueError as e:
+                raise ExperimentError(f"{exp.source}: {m['key']}.{side}: {e}") from None

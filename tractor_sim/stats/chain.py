@@ -1,0 +1,167 @@
+"""A match as an absorbing Markov chain over (level of A, level of B, declarer).
+
+The deal results enter only as each declaring policy's distribution over
+level-table rows, assumed not to depend on the levels. Everything else is the
+run's resolved rules, through the kernels' own functions (one level table,
+kernels/scoring.py): ``row_change`` of a row, ``defended_gain`` for
+``must_defend``, ``match_winner`` for ``match_end``. A row's change is the
+same with any number of decks; only the points on it differ (rows ``20 D``
+points wide, decisions.md 9.9: ``row_points``, ``stats.row_label``). Who declares next follows
+``declaring``: under ``draw`` the declarers keep the deal when they hold and
+hand it over when they do not; under ``auction`` every deal's bidding decides
+anew, so A's team declares with the share observed in the deals.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from scipy.sparse.linalg import spsolve
+
+from tractor_sim.core.kernels.scoring import defended_gain, match_winner, row_change
+from tractor_sim.rules.options import Rules, as_rules
+from tractor_sim.stats.summary import LEVEL_NAMES, level_step, policy_codes, row_label
+
+TOP = 13  # levels 0..12 = 2..A; 13 and beyond have passed the Ace
+
+
+def row_points(row: int, decks: int = 2) -> int:
+    """The smallest opponents' total p on a level-table row (row 0: p <= 0) with ``decks`` decks:
+    rows are the step S = 20 * decks points wide (RULES.md section 9, decisions.md 9.9)."""
+    return 0 if row <= 0 else (5 if row == 1 else level_step(decks) * (row - 1))
+
+
+def _step(la: int, lb: int, d: int, row: int, encoded) -> tuple[int, int, bool]:
+    """Levels after a deal on ``row`` declared by d (0 = A's team), and whether
+    the declarers kept: the kernel's row_change and defended_gain."""
+    keep, gain = row_change(row)
+    team = d if keep else 1 - d
+    levels = [la, lb]
+    levels[team] += defended_gain(levels[team], gain, keep, encoded)
+    return levels[0], levels[1], bool(keep)
+
+
+@lru_cache(maxsize=None)
+def _targets(rules: Rules, n_rows: int) -> np.ndarray:
+    """For every state (la, lb, d) and row: [next state without the declarer
+    (la * TOP + lb), or -1 when A has won, -2 when B has; keep], and which
+    states are already won (reach_ace: a team on A), -1 for none."""
+    encoded = rules.encode()
+    out = np.zeros((TOP * TOP * 2, n_rows, 2), dtype=np.int64)
+    won = np.full(TOP * TOP * 2, -1, dtype=np.int64)
+    for la in range(TOP):
+        for lb in range(TOP):
+            for d in (0, 1):
+                s = (la * TOP + lb) * 2 + d
+                won[s] = match_winner(la, lb, encoded)
+                for r in range(n_rows):
+                    na, nb, keep = _step(la, lb, d, r, encoded)
+                    w = match_winner(na, nb, encoded)
+                    out[s, r] = (-1 - w if w >= 0 else na * TOP + nb, keep)
+    return out, won
+
+
+def solve(probs_a, probs_b, rules: Rules | dict | str | None = None, a_declares: float = 0.5):
+    """Exact match outcome from the row distributions.
+
+    ``probs_a[r]``: probability of row r when A's team declares, ``probs_b``
+    when B's does; ``a_declares``: under the auction, the chance that A's team
+    wins a deal's bidding. Returns (win, deals): arrays [level A, level B,
+    declarer of the next deal (0 = A, 1 = B)] of A's match win probability
+    and the expected deals left (states already won are 0 / 1 and 0).
+    """
+    rules = as_rules(rules)
+    n_rows = max(len(probs_a), len(probs_b), 4)
+    p = np.zeros((2, n_rows))
+    p[0, :len(probs_a)] = probs_a
+    p[1, :len(probs_b)] = probs_b
+    t, won = _targets(rules, n_rows)
+    n = len(t)
+    d = np.arange(n) % 2
+    prob = np.where((won >= 0)[:, None], 0.0, p[d])  # [state, row]; a won state goes nowhere
+    nxt, keep = t[:, :, 0], t[:, :, 1].astype(bool)
+    a_wins = (prob * (nxt == -1)).sum(axis=1)
+    live = nxt >= 0
+    src = np.broadcast_to(np.arange(n)[:, None], nxt.shape)
+    if rules.declaring == "auction":
+        parts = [(2 * nxt, prob * a_declares), (2 * nxt + 1, prob * (1 - a_declares))]
+    else:
+        parts = [(2 * nxt + np.where(keep, d[:, None], 1 - d[:, None]), prob)]
+    cols = np.concatenate([c[live] for c, _ in parts])
+    vals = np.concatenate([v[live] for _, v in parts])
+    rows = np.concatenate([src[live]] * len(parts))
+    q = sparse.coo_matrix((vals, (rows, cols)), shape=(n, n))
+    system = (sparse.identity(n) - q).tocsc()
+    with warnings.catch_warnings():  # a singular system (a match that never ends) comes back as nan
+        warnings.simplefilter("ignore")
+        sol = spsolve(system, np.column_stack([a_wins + (won == 0), (won < 0).astype(float)]))
+    if not np.isfinite(sol).all() or np.abs(sol[:, 1]).max() > 1e9:
+        raise ValueError("the match never ends under these row distributions (e.g. every deal 80-115)")
+    return sol[:, 0].reshape(TOP, TOP, 2), sol[:, 1].reshape(TOP, TOP, 2)
+
+
+def _start(values, first_a: float) -> float:
+    return float(first_a * values[0, 0, 0] + (1 - first_a) * values[0, 0, 1])
+
+
+def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=None,
+                    n_boot: int = 200, seed: int = 0, confidence: float = 0.95, decks: int = 2) -> dict:
+    """Probability that A wins a match from 2-2, from deal-level results alone.
+
+    Uses the deals of A against B (both seatings). The first declarer is
+    50/50 under ``draw``; under ``auction`` every declarer is A's team with
+    the observed share. The interval is a seeded parametric bootstrap of the
+    row counts (and of that share). Returns win_prob, low, high,
+    expected_deals, ``table`` (by starting levels), ``row_probs`` and counts.
+    ``decks``: the game's, for the rows' names (their points).
+    """
+    rules = as_rules(rules)
+    names, c0, c1 = policy_codes(deals)
+    ia = names.index(policy_a) if policy_a in names else -2
+    ib = names.index(policy_b) if policy_b in names else -2
+    mine = ((c0 == ia) & (c1 == ib)) | ((c0 == ib) & (c1 == ia))
+    rows = deals["row"].to_numpy(np.int64)[mine]
+    decl = np.where(deals["declaring_team"].to_numpy()[mine] == 0, c0[mine], c1[mine])
+    n_rows = max(8, int(rows.max()) + 1 if len(rows) else 0)
+    ca = np.bincount(rows[decl == ia], minlength=n_rows)
+    cb = np.bincount(rows[decl == ib], minlength=n_rows)
+    for name, c in ((policy_a, ca), (policy_b, cb)):
+        if c.sum() == 0:
+            raise ValueError(f"no deals of {policy_a} against {policy_b} with {name} declaring")
+    auction = rules.declaring == "auction"
+    share = ca.sum() / (ca.sum() + cb.sum()) if auction else 0.5
+    pa, pb = ca / ca.sum(), cb / cb.sum()
+    win, left = solve(pa, pb, rules, share)
+    first = share if auction else 0.5
+
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(n_boot):
+        s = rng.binomial(ca.sum() + cb.sum(), share) / (ca.sum() + cb.sum()) if auction else 0.5
+        try:
+            w, _ = solve(rng.multinomial(ca.sum(), pa) / ca.sum(), rng.multinomial(cb.sum(), pb) / cb.sum(),
+                         rules, s)
+        except ValueError:
+            continue
+        boot.append(_start(w, s))
+    tail = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [tail, 1 - tail]) if len(boot) > 1 else (math.nan, math.nan)
+    top = TOP - 1 if rules.match_end == "reach_ace" else TOP
+    names = list(LEVEL_NAMES[:top])
+    table = pd.DataFrame(first * win[:top, :top, 0] + (1 - first) * win[:top, :top, 1],
+                         index=pd.Index(names, name=f"level of {policy_a}"),
+                         columns=pd.Index(names, name=f"level of {policy_b}"))
+    labels = [row_label(r, decks) for r in range(n_rows)]
+    return {
+        "policy_a": policy_a, "policy_b": policy_b, "rules": rules, "match_end": rules.match_end,
+        "win_prob": _start(win, first), "low": float(lo), "high": float(hi), "n_boot": len(boot),
+        "expected_deals": _start(left, first), "table": table,
+        "row_probs": pd.DataFrame([pa, pb], index=[f"{policy_a} declares", f"{policy_b} declares"],
+                                  columns=labels),
+        "n_declared": {"a": int(ca.sum()), "b": int(cb.sum())}, "a_declares": share,
+    }
