@@ -34,7 +34,7 @@ def test_a_chunk_calls_the_driver_without_compiling_a_copy(tmp_path):
     its driver once, and no play_deal linking a copy of it (match.play_chunk calls it by address);
     rules without the auction compile the driver without it, and only rules with it compile the
     auction's phases."""
-    code = ("from tractor_sim import engine\n"
+    code = ("from tractor_sim.runs import engine\n"
             "from tractor_sim.core.kernels import deal, phases\n"
             "from tractor_sim.rules.options import Rules\n"
             "def counts():\n"

@@ -28,6 +28,7 @@ from tractor_sim.play import packages
 from tractor_sim.cli import main
 from tractor_sim.core.kernels import match as M4
 from tractor_sim.rules.sizes import GameSize, GameSizeError
+from tractor_sim.play import registry as S
 
 PLAYERS = (4, 5, 6, 7, 8)
 RASH = {"name": "rash", "policy": "random", "lead": "friends_rash"}  # throws, many failing (penalties)

@@ -22,8 +22,8 @@ class RecordError(ValueError):
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
-    """The JSON Schema of a deal record (tractor_sim/schema/deal-record.schema.json)."""
-    return json.loads(resources.files("tractor_sim").joinpath("schema/deal-record.schema.json").read_text())
+    """The JSON Schema of a deal record (tractor_sim/play/schema/deal-record.schema.json)."""
+    return json.loads(resources.files("tractor_sim.play").joinpath("schema/deal-record.schema.json").read_text())
 
 
 def validate(rec, where: str = "record") -> dict:

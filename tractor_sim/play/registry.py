@@ -191,8 +191,19 @@ def _dispatcher(fn, builtin: bool, boundscheck):
     """``fn`` under numba, compiled on first use; bounds-checked (under its own cache name) unless a
     built-in, or as ``boundscheck`` says."""
     checked = (not builtin) if boundscheck is None else bool(boundscheck)
-    return numba.njit(cache=True, boundscheck=True)(_renamed(fn, "_checked")) if checked \
-        else numba.njit(cache=True)(fn)
+    cache = _cacheable(fn)
+    return numba.njit(cache=cache, boundscheck=True)(_renamed(fn, "_checked")) if checked \
+        else numba.njit(cache=cache)(fn)
+
+
+def _cacheable(fn) -> bool:
+    """Whether numba may cache ``fn`` on disk: only a function of a real module, whose globals are
+    that module's. numba names a cache entry by module, name and line, not by globals, so a copy of
+    a function bound to another size's kernels (``types.FunctionType`` with new globals) would load
+    the first copy's machine code."""
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    return module is not None and getattr(module, "__dict__", None) is fn.__globals__ \
+        and getattr(module, "__file__", None) is not None
 
 
 def _module_file(info) -> str | None:

@@ -14,7 +14,7 @@ from tractor_sim.rules.options import Rules, RulesError, _suggest
 
 def text() -> str:
     """The whole rule book (Markdown)."""
-    return resources.files("tractor_sim").joinpath("rulebook.md").read_text(encoding="utf-8")
+    return resources.files("tractor_sim.rules").joinpath("rulebook.md").read_text(encoding="utf-8")
 
 
 def passage(option: str) -> str:
