@@ -12,7 +12,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from tractor_sim.play.state import State
+from tractor_sim.play.game import State
 
 
 def main():

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from tractor_sim.play.state import State
+from tractor_sim.play.game import State
 from tractor_sim.core.kernels import deal as D
 from tractor_sim.core.kernels import sampler as SM
 from tractor_sim.core.kernels import state as ST

@@ -220,15 +220,15 @@ def deal_record(fields):
 
 
 def _deal_dtype():
-    from tractor_sim.runs.engine import DEAL_DTYPE
+    from tractor_sim.play.game import Game
 
-    return DEAL_DTYPE
+    return Game.of().deal_dtype
 
 
 def _match_dtype():
-    from tractor_sim.runs.engine import MATCH_DTYPE
+    from tractor_sim.play.game import Game
 
-    return MATCH_DTYPE
+    return Game.of().match_dtype
 
 
 # ---------------------------------------------------------------------------

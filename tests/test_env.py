@@ -8,7 +8,7 @@ pytest.importorskip("pettingzoo", reason="the environments need the optional ext
 
 from tractor_sim.rules import cards as K  # noqa: E402
 from tractor_sim.play import env as E  # noqa: E402
-from tractor_sim.play.state import IllegalAnswer  # noqa: E402
+from tractor_sim.play.game import IllegalAnswer  # noqa: E402
 
 BIDDER = {"name": "bidder", "policy": "random", "bid": "random"}
 
@@ -51,9 +51,35 @@ def test_same_seed_same_trajectory_and_rewards_sum_to_zero(rules):
     c = _random_episode(env, 8, np.random.default_rng(0))
     assert a == b and a != c
     result = env.deal.state.result()  # of the last episode, seed 8
-    up = result["decl_team"] if result["keep"] else 1 - result["decl_team"]
-    assert c[1] == {f"seat_{s}": (result["gain"] if s % 2 == up else -result["gain"]) for s in range(4)}
+    up = result["gain_team"]
+    assert c[1] == {f"seat_{s}": (0 if up < 0 else result["gain"] if s % 2 == up else -result["gain"])
+                    for s in range(4)}
     assert sum(a[1].values()) == 0 and sum(c[1].values()) == 0
+
+
+@pytest.mark.parametrize("game", [(6, 3, "tractor"), (5, 2, "friends")])
+def test_the_environments_play_every_size(game):
+    """PettingZoo's and Gymnasium's own checks at other sizes (the Game's compiled package: six seats
+    and declarations of up to three cards; five seats and the landlord's call chosen card by card),
+    and random episodes repeat by seed; rewards: zero-sum by team, in Finding Friends each seat that
+    went up its own gain and the others minus the largest."""
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test
+
+    env = E.aec_env(game=game)
+    assert env.possible_agents == [f"seat_{s}" for s in range(game[0])]
+    api_test(env, num_cycles=300)
+    check_env(E.TractorEnv(seat=game[0] - 1, others="basic", game=game), skip_render_check=True)
+    a = _random_episode(env, 3, np.random.default_rng(1))
+    assert a == _random_episode(env, 3, np.random.default_rng(1))
+    r = env.deal.state.result()
+    holders = game[0] if game[2] == "friends" else 2
+    gains = [r[f"level{s}_after"] - r[f"level{s}_before"] for s in range(holders)]
+    if game[2] == "friends":
+        assert a[1] == {f"seat_{s}": g if g > 0 else -max(gains) for s, g in enumerate(gains)}
+        assert 0 <= r["call0_card"] < K.BJ and r["call0_copy"] in (1, 2)  # the call, chosen by actions
+    else:
+        assert sum(a[1].values()) == 0 and a[1]["seat_0"] == gains[0] - gains[1]
 
 
 def test_every_allowed_action_completes_to_a_legal_answer_and_others_are_refused():
@@ -146,7 +172,7 @@ def test_an_episode_can_start_from_a_recorded_deal():
     """reset(options={"record": ..., "upto": n}): the recorded deal after n decisions; played on with the
     record's own plays, a card at a time, it ends in the record's result, and the rewards follow it."""
     from tractor_sim.play import record as REC
-    from tractor_sim.play.state import State
+    from tractor_sim.play.game import State
     from tractor_sim.core.kernels import view as V
     from tractor_sim.play.replay import replay
 
@@ -168,7 +194,8 @@ def test_an_episode_can_start_from_a_recorded_deal():
             env.step(E.DONE)
     assert env.deal.state.result() == whole.result()
     r = whole.result()
-    up = r["decl_team"] if r["keep"] else 1 - r["decl_team"]
-    assert env.rewards == {f"seat_{s}": (r["gain"] if s % 2 == up else -r["gain"]) for s in range(4)}
+    up = r["gain_team"]
+    assert env.rewards == {f"seat_{s}": (0 if up < 0 else r["gain"] if s % 2 == up else -r["gain"])
+                           for s in range(4)}
     with pytest.raises(ValueError, match="over after None decisions"):
         env.reset(options={"record": rec})

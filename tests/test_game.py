@@ -1,4 +1,4 @@
-"""The Python step API (tractor_sim.play.state) and the drivers over the phase functions (kernels.deal).
+"""The Python step API (tractor_sim.play.game) and the drivers over the phase functions (kernels.deal).
 
 Proved by what does not change: stepping a deal through the API with the
 policies' own answers gives the engine's records; a deal stopped anywhere,
@@ -12,28 +12,23 @@ import numpy as np
 import pytest
 
 from tractor_sim.runs import runner
-from tractor_sim.runs import engine
-from tractor_sim.play.state import IllegalAnswer, State
+from tractor_sim.play.game import Game
+from tractor_sim.play.game import IllegalAnswer, State
 from tractor_sim.core.kernels import deal as D
 from tractor_sim.core.kernels import phases as PH
 from tractor_sim.core.kernels import state as ST
 from tractor_sim.core.kernels.layout import Layout
 from tractor_sim.core.kernels.view import META, ROWS
 
-COMPARED = ["starter", "declaring_team", "trump_rank", "trump_suit", "trump_source", "redeals", "kitty_points",
-            "trick_points", "kitty_bonus", "throw_penalty", "failed_throws", "last_winner", "opp_points", "row",
-            "gain", "tricks0", "tricks1", "tricks2", "tricks3", "dealer", "bid0", "bid1"]
-RESULT_NAMES = {"declaring_team": "decl_team"}
-
-
-def _engine_rows(a, b, n, seed, rules=None, levels=(0, 0), team=0):
+def _engine_rows(a, b, n, seed, rules=None, levels=(0, 0), team=0, game=None):
     deals, _ = runner.simulate([(a, b)], n=n, seed=seed, rules=rules, duplicate=False, levels=levels,
-                               declaring_team=team)
+                               declaring_team=team, game=game)
     return deals.reset_index(drop=True)
 
 
-def _as_row(result):
-    return {name: result[RESULT_NAMES.get(name, name)] for name in COMPARED}
+def _engine_record(rows, i, game=None):
+    """Deal ``i``'s record as the engine wrote it: every column of the game's deal records."""
+    return {k: int(rows.loc[i, k]) for k in Game.of(game).deal_dtype.names}
 
 
 def _step(state, a, b, until=None):
@@ -58,7 +53,27 @@ def test_stepping_with_the_policies_gives_the_engines_records(a, b, rules, level
         state = State.new(seed=21, deal_id=i, rules=rules, levels=levels, declaring_team=team)
         _step(state, a, b)
         assert state.to_act() is None
-        assert _as_row(state.result()) == {k: int(rows.loc[i, k]) for k in COMPARED}, f"deal {i}"
+        assert state.result() == _engine_record(rows, i), f"deal {i}"
+
+
+@pytest.mark.parametrize("game, levels", [((6, 3, "tractor"), (4, 6)), ((5, 2, "friends"), (3,) * 5)])
+def test_stepping_at_other_sizes_gives_the_engines_records(game, levels):
+    """The step API plays every size through the Game's own compiled package: stepping with the
+    policies' answers (declarations of up to DECKS cards, Finding Friends' calls) gives the
+    engine's records, and a state stored mid-way and loaded plays on to the same record."""
+    n = 4
+    rows = _engine_rows("expert", "basic", n, seed=13, levels=levels[:2] if len(levels) == 5 else levels,
+                        game=dict(zip(("players", "decks", "teams"), game)))
+    g = Game.of(game)
+    for i in range(n):
+        state = g.new_initial_state(seed=13, deal_id=i, levels=levels if g.friends else levels)
+        _step(state, "expert", "basic", until=30)
+        loaded = State.from_json(state.to_json())
+        assert loaded.game is g and loaded.to_act() == state.to_act()
+        _step(state, "expert", "basic")
+        assert state.result() == _engine_record(rows, i, game), f"deal {i}"
+        _step(loaded, "expert", "basic")
+        assert loaded.result() == state.result()
 
 
 def test_a_deal_stored_mid_way_and_played_on_is_the_deal_played_straight():
@@ -68,10 +83,10 @@ def test_a_deal_stored_mid_way_and_played_on_is_the_deal_played_straight():
         _step(state, "expert", "basic", until=stop)
         loaded = State.from_json(state.to_json())
         assert loaded.to_act() == state.to_act()
-        assert _as_row(loaded.play_out("expert", "basic")) == {k: int(rows.loc[i, k]) for k in COMPARED}
+        assert loaded.play_out("expert", "basic") == _engine_record(rows, i)
         # the clone was not touched by the original's play_out, and vice versa
         again = state.clone()
-        assert _as_row(again.play_out("expert", "basic")) == _as_row(loaded.result())
+        assert again.play_out("expert", "basic") == loaded.result()
 
 
 def test_an_illegal_answer_raises_and_changes_nothing():
@@ -91,7 +106,7 @@ def test_an_illegal_answer_raises_and_changes_nothing():
 def test_legal_follows_are_exactly_those_the_engine_accepts():
     """legal() against is_legal() (which asks the engine's own check) on every candidate of the right
     size, at the follows of a few deals."""
-    from tractor_sim.play.state import _sub_multisets
+    from tractor_sim.play.legal import sub_multisets as _sub_multisets
     from tractor_sim.rules import cards as K
 
     checked = 0
@@ -129,7 +144,7 @@ def test_rollouts_repeat_with_the_same_streams_and_differ_with_others():
     state = State.new(seed=5, deal_id=2)
     while state.to_act().decision != "lead":  # the first lead: the whole play ahead
         state.apply(state.answer_of("random"))
-    _, params, fns = engine.resolve_policies(("random", "random"))
+    _, params, fns = Game.of().resolve(("random", "random"))
     enc = state._enc
     work = (D.new_state(), D.new_workspace(enc))
     err = np.zeros(PH.ERR_SIZE, dtype=np.int64)

@@ -57,6 +57,24 @@ def test_no_import_cycle_in_the_package():
     assert _cycle(graph) is None, " -> ".join(_cycle(graph))
 
 
+LAYERS = ("rules", "core", "play", "stats", "report", "runs", "cli")  # lowest first: README, Layout
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else -1
+
+
+def test_the_layers_import_only_downwards():
+    """rules < core < play < stats < report < runs < cli: a module imports its own layer or lower ones
+    (at the top or inside a function), never a higher one; the sized copies of core/ rely on it."""
+    graph = _graph()
+    assert {_layer(m) for m in graph} - {-1} == set(range(len(LAYERS)))  # every layer exists
+    upward = sorted(f"{m} -> {t}" for m, targets in graph.items() for t in targets
+                    if _layer(m) >= 0 and _layer(t) > _layer(m))
+    assert upward == [], "imports that reach up a layer:\n" + "\n".join(upward)
+
+
 def test_the_builtin_strategies_are_inside_the_package():
     strategy.load_builtins()
     mods = {strategy.get_strategy(d, n).module for d, n, _, _ in strategy.list_strategies()}

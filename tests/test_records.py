@@ -7,9 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from tractor_sim.play import record as REC
+from tractor_sim.play.replay import replay_again
 from tractor_sim.play import referee
 from tractor_sim.cli import main
-from tractor_sim.runs.engine import DEAL_DTYPE
+from tractor_sim.play.game import Game
 from tractor_sim.play.replay import replay
 from tractor_sim.rules.options import Rules
 
@@ -81,7 +82,7 @@ def test_export_writes_valid_records_for_both_halves(exported, run_dir):
 def test_round_trip_export_import_replay_identical(exported):
     """Every record read back and played again from its seed gives the same events and result."""
     for rec in REC.read(exported):
-        again = REC.replay_again(rec)
+        again = replay_again(rec)
         assert REC.differences(rec, again) == []
         assert {k: v for k, v in rec.items() if k != "source"} == again
 
@@ -118,7 +119,7 @@ def test_failed_throws_are_recorded_and_judged_again():
             assert out["throw"]["ok"] is False and out["throw"]["blocked_by"] == f["blocked_by"]
             assert out["throw"]["penalty"] == f["penalty"] and out["winner"] == t["winner"]
         if found >= 3:
-            assert REC.differences(rec, REC.replay_again(rec)) == []
+            assert REC.differences(rec, replay_again(rec)) == []
             return
     pytest.fail(f"only {found} failed throws in 40 deals of the rash policy")
 
@@ -126,7 +127,7 @@ def test_failed_throws_are_recorded_and_judged_again():
 def test_match_mode_record_round_trip():
     rec = REC.validate(replay(seed=3, deal_id=1001, policies=("basic", "random"), mode="match"))
     assert rec["deal_id"] == 1001 and rec["result"]["deal_in_match"] == 1
-    assert REC.differences(rec, REC.replay_again(rec)) == []
+    assert REC.differences(rec, replay_again(rec)) == []
 
 
 def test_replay_and_judge_read_a_record(exported):
@@ -194,7 +195,7 @@ def test_schema_covers_every_rule_option_and_result_column():
     props = REC.schema()["properties"]
     assert set(props["rules"]["required"]) == set(Rules().to_dict())
     standard = REC.schema()["allOf"][0]  # the 4-player 2-deck game: every column
-    assert set(standard["then"]["properties"]["result"]["required"]) == set(DEAL_DTYPE.names)
+    assert set(standard["then"]["properties"]["result"]["required"]) == set(Game.of().deal_dtype.names)
 
 
 def test_actions_list_every_decision_in_order(exported):
@@ -214,7 +215,7 @@ def test_a_record_loads_into_the_state_and_steps_to_its_result(source, request):
     """Round trip: a record (exported from a run, or replayed in match mode, under the auction, with failed
     throws) loaded into game.State and stepped through gives the record's result; stopped half way and
     played on by the same decisions, too."""
-    from tractor_sim.play.state import State
+    from tractor_sim.play.game import State
 
     if source == "exported":
         recs = REC.read(request.getfixturevalue("exported"))
@@ -243,7 +244,7 @@ def test_a_record_loads_into_the_state_and_steps_to_its_result(source, request):
 
 
 def test_a_record_that_does_not_fit_its_deal_is_named():
-    from tractor_sim.play.state import State
+    from tractor_sim.play.game import State
 
     rec = replay(seed=2, deal_id=0, policies=("basic", "basic"))
     rec["tricks"][0]["plays"][1]["seat"] = (rec["tricks"][0]["plays"][1]["seat"] + 1) % 4

@@ -23,8 +23,9 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
+from tractor_sim.play.game import Game
 from tractor_sim.runs import engine
-from tractor_sim.play.state import State
+from tractor_sim.play.game import State
 from tractor_sim.core.kernels import deal as D
 from tractor_sim.core.kernels import events as EV
 from tractor_sim.core.kernels import phases as PH
@@ -355,7 +356,7 @@ def test_no_world_contradicts_the_record_and_every_world_plays_out(rules_name):
     work = SM.new_work()
     world, wws = D.new_state(), D.new_workspace(enc)
     err, nolog = np.zeros(PH.ERR_SIZE, dtype=np.int64), np.zeros((1, D.LOG_COLS), dtype=np.int64)
-    fns_by = [engine.resolve_policies(pair)[1:] for pair in (("basic", "expert"), ("random", "basic"))]
+    fns_by = [Game.of().resolve(pair)[1:] for pair in (("basic", "expert"), ("random", "basic"))]
     rng = np.array([77], dtype=np.uint64)
     phases = Counter()
     for state in states:

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from tractor_sim.play.game import Game
 from tractor_sim.runs import analyze as A
 from tractor_sim.runs import engine
 from tractor_sim.runs import runner
 from tractor_sim.play import search as S
 from tractor_sim.play import registry as strategy
 from tractor_sim.cli import main
-from tractor_sim.play.state import State
+from tractor_sim.play.game import State
 from tractor_sim.core.kernels import candidates as KC
 from tractor_sim.core.kernels import deal as D
 from tractor_sim.core.kernels import phases as PH
@@ -103,7 +104,7 @@ def _ids(cards):
 
 
 def _functions(policy="expert"):
-    _, params, fns = engine.resolve_policies((policy, policy))
+    _, params, fns = Game.of().resolve((policy, policy))
     return params, fns
 
 

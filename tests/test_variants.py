@@ -31,7 +31,10 @@ from tractor_sim.play import referee as R
 from tractor_sim.play import registry as S
 from tractor_sim.core import lib as sl
 from tractor_sim.rules.cards import parse_cards, parse_rank
-from tractor_sim.runs.engine import DEAL_DTYPE, MATCH_DTYPE, ChunkSpec, run_chunk
+from tractor_sim.play.game import Game
+from tractor_sim.runs.engine import ChunkSpec, run_chunk
+
+DEAL_DTYPE, MATCH_DTYPE = Game.of().deal_dtype, Game.of().match_dtype  # the 4-player 2-deck game's records
 from tractor_sim.core.kernels import deal as D
 from tractor_sim.core.kernels import match as M
 from tractor_sim.core.kernels.rng import randint, stream_key

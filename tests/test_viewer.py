@@ -122,6 +122,56 @@ def test_viewer_in_a_headless_browser(deal, tmp_path):
     print(f"\nviewer screenshot: {shot} ({shot.stat().st_size} bytes)")
 
 
+@pytest.mark.parametrize("game", [{"players": 6, "decks": 3}, {"players": 5, "teams": "friends"}])
+def test_viewer_draws_every_size(game, tmp_path):
+    """A deal of another size in the browser: every seat's hand around the table, the running points
+    of the side that stands (in Finding Friends the landlord's side grows as friends join, and the page
+    says who joined and who is the next landlord), with no script error."""
+    path = _browser()
+    if path is None:
+        pytest.skip("no chromium installed (apt-get install chromium, or set TRACTOR_SIM_CHROMIUM)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed (pip install playwright)")
+    from tractor_sim.rules.sizes import GameSize
+
+    size = GameSize.of(game)
+    friends = size.teams == "friends"
+    rec = next(r for r in (replay(seed=5, deal_id=d, policies=("expert", "basic"), game=size) for d in range(30))
+               if not friends or any(t.get("joins") for t in r["tricks"]))
+    REC.validate(rec)
+    page_file = tmp_path / "deal.html"
+    page_file.write_text(viewer.page(rec))
+    held = size.players * ((size.decks * 54 - size.kitty) // size.players)
+    problems = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.goto(page_file.as_uri())
+            hands = [f"#hand{s}" for s in range(size.players)]
+            assert page.locator(".seat").count() == size.players
+            assert sum(page.locator(f"{h} .card").count() for h in hands) == held
+            page.keyboard.press("ArrowRight")
+            n1 = sum(len(p["cards"]) for p in rec["tricks"][0]["plays"])
+            assert page.locator("#center .card").count() == n1
+            assert sum(page.locator(f"{h} .card").count() for h in hands) == held - n1
+            if friends:
+                assert "calls" in page.inner_text("#info")
+                joined = next(i for i, t in enumerate(rec["tricks"]) if t.get("joins"))
+                page.keyboard.press("Home")
+                for _ in range(joined + 1):
+                    page.keyboard.press("ArrowRight")
+                assert f"seat {rec['tricks'][joined]['joins'][0]['seat']} plays the" in page.inner_text("#notes")
+            page.keyboard.press("End")
+            score = page.inner_text("#score")
+            assert f"= {rec['result']['opp_points']}." in score
+            assert ("Next landlord: seat" in score) if friends else ("levels" in score)
+        finally:
+            browser.close()
+    assert problems == []
+
+
 def test_report_links_example_deals(tmp_path):
     (tmp_path / "tiny.toml").write_text('name = "tiny"\nseed = 4\nmode = "fixed"\ncount = 5\nduplicate = true\n'
                                         '[[matchup]]\na = "basic"\nb = "random"\n')

@@ -408,11 +408,9 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
             data = REC.load(record_file, index)
         except ValueError as e:
             _fail(str(e))
-        if html_out and "game" in data:
-            _fail(VIEWER_SIZE)
         if verify:
             _load_strategies(data.get("strategy_modules", ()))
-            diff = REC.differences(data, REC.replay_again(data))
+            diff = REC.differences(data, R.replay_again(data))
             if diff:
                 _fail(f"{record_file}, record {index}: playing the deal again differs in " + ", ".join(diff), 1)
     else:
@@ -421,8 +419,6 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         lv, rules = _levels_and_rules(levels, rules_json)
         policies = tuple(_policy_option(p, o) for p, o in ((policy_a, "--a"), (policy_b, "--b")))
         game = _game_option(players, decks, teams)
-        if html_out and not game.standard:
-            _fail(VIEWER_SIZE)
         with interruptible():
             data = R.replay(seed=seed, deal_id=deal_id, policies=policies, mode=mode, levels=lv,
                             declaring_team=declaring_team, rules=rules, modules=modules, game=game)
@@ -437,9 +433,6 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         except OSError as e:
             _fail(f"--html: cannot write {html_out}: {e.strerror or e}")
         click.echo(f"viewer: {html_out}", err=True)
-
-
-VIEWER_SIZE = "--html: the viewer shows games of 4 players and 2 decks; use --format text or json"
 
 
 def _game_option(players, decks, teams="tractor"):
@@ -472,6 +465,7 @@ def export(run_dir, deal_spec, out, matchups, half):
       tractor-sim export runs/quickstart --deals 7 --matchup basic-vs-random --half 1
     """
     from tractor_sim.play import record as REC
+    from tractor_sim.play import replay as R
 
     try:
         manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
@@ -479,7 +473,7 @@ def export(run_dir, deal_spec, out, matchups, half):
         _fail(f"{run_dir}: not a finished run directory: cannot read its manifest.json ({e})")
     _load_strategies(manifest.get("experiment", {}).get("strategy_modules", ()))
     try:
-        records = list(REC.export(run_dir, REC.parse_ids(deal_spec), matchups=matchups or None,
+        records = list(R.export(run_dir, REC.parse_ids(deal_spec), matchups=matchups or None,
                                   halves=None if half is None else (half,)))
     except (ValueError, KeyError) as e:
         _fail(str(e))

@@ -1,6 +1,8 @@
-"""Reinforcement-learning environments over the step API (tractor_sim.play.state): a PettingZoo AEC
-environment of the four seats and a one-seat Gymnasium environment (the other seats played by a
-registered policy).  Needs the optional extra ``rl`` (gymnasium, pettingzoo); docs/environments.md.
+"""Reinforcement-learning environments over the step API (tractor_sim.play.game): a PettingZoo AEC
+environment of every seat and a one-seat Gymnasium environment (the other seats played by a
+registered policy), for any game size (``game=``: a tractor_sim.play.game.Game, a size tuple such
+as ``(6, 3, "tractor")`` or a table).  Needs the optional extra ``rl`` (gymnasium, pettingzoo);
+docs/environments.md.
 
 Actions are ``Discrete(55)``: a play of several cards is chosen one card at a time (card ids
 0..53 of tractor_sim.rules.cards, then DONE = 54 where the length is free), because the legal plays of
@@ -8,20 +10,23 @@ one decision are too many to index (a lead: up to thousands, a burial: millions;
 benchmarks/bench_legal_counts.py).  The mask allows exactly the cards that still complete a
 legal answer.  Per decision:
 
-- declare: the cards of a declaration (one card, or the same card twice), then DONE; DONE
-  with nothing chosen passes;
-- discard: eight cards, the eighth completes the burial;
+- declare: the cards of a declaration (one card, or the same card up to once per deck), then
+  DONE; DONE with nothing chosen passes;
+- discard: the kitty's size in cards (eight at 4 players, 2 decks), the last completes the burial;
 - lead: cards of one effective suit (any such set is a legal lead; a throw that fails is
   played as the rules force), then DONE;
 - follow: as many cards as were led, the last completes the play;
 - bid (rule ``declaring = "auction"``): step "bid": action i bids 5*i points (0..200); step
-  "show": the card shown; step "trump": action 0..3 names S H D C.
+  "show": the card shown; step "trump": action 0..3 names S H D C;
+- call (Finding Friends): a card once per call, chosen again to call a later copy of it (chosen
+  k times: its k-th copy), then DONE once as many cards as calls are chosen.
 
 Observation: ``{"observation": the seat's view (kernels/view.py, V_ROWS x 54, flattened) then one
 row of the cards chosen so far in the pending answer, "action_mask": int8[55]}``.
 
 Reward: zero until the deal ends; then each seat of the team that goes up gets +gain (its levels
-gained) and each seat of the other team -gain (zero-sum; 0 for all when nobody goes up).
+gained) and each seat of the other team -gain (zero-sum; 0 for all when nobody goes up).  In Finding
+Friends each seat that goes up gets its own gain and every other seat minus the largest gain.
 """
 
 from __future__ import annotations
@@ -35,24 +40,26 @@ try:
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError(f"tractor_sim.play.env needs the optional extra 'rl' (pip install 'tractor-sim[rl]'): {e}") from None
 
+from tractor_sim.play.game import Game, IllegalAnswer, State, as_game
 from tractor_sim.rules import cards as K
-from tractor_sim.play.state import IllegalAnswer, State
-from tractor_sim.core.kernels import state as ST
-from tractor_sim.core.kernels import view as V
-from tractor_sim.core.kernels.dims import CARDS, KITTY, SEATS, SUITS
 
+CARDS = K.N_DISTINCT  # card ids 0..53 at every size
 DONE = CARDS
 N_ACTIONS = CARDS + 1
 BID_STEP = 5
-OBS_SIZE = V.V_ROWS * CARDS + CARDS
-# Bounds of the observation: card counts are 0..2 and card ids -1..53, but points, bids, play keys
-# and the encoded rules are larger; every value fits in int32.
+# Bounds of the observation: card counts are 0..DECKS and card ids -1..53, but points, bids, play
+# keys and the encoded rules are larger; every value fits in int32.
 OBS_LOW, OBS_HIGH = -(2**31), 2**31 - 1
 
 
-def observation_space():
+def observation_size(game=None) -> int:
+    """The observation's length: the seat's view (its size's V_ROWS rows of 54) and the chosen row."""
+    return as_game(game).kernels.view.V_ROWS * CARDS + CARDS
+
+
+def observation_space(game=None):
     return spaces.Dict({
-        "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.int64),
+        "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(observation_size(game),), dtype=np.int64),
         "action_mask": spaces.Box(0, 1, shape=(N_ACTIONS,), dtype=np.int8),
     })
 
@@ -62,6 +69,7 @@ class Deal:
 
     def __init__(self, state: State):
         self.state = state
+        self.dims = state.game.dims
         self.chosen = np.zeros(CARDS, dtype=np.int64)
         self._options = None  # the legal answers (count rows) of the pending declare/follow
         self._mask = None  # the mask of the pending choice (observe and act both need it)
@@ -92,14 +100,21 @@ class Deal:
         hand = st._hands()[turn.seat] - self.chosen
         if turn.decision == "bid":
             if turn.step == "bid":
-                for i in range(V.MAX_BID // BID_STEP + 1):
+                for i in range(st.game.kernels.view.MAX_BID // BID_STEP + 1):
                     m[i] = st.is_legal(i * BID_STEP)
             elif turn.step == "show":
                 m[:CARDS] = hand > 0
             else:
-                m[:SUITS] = [st.is_legal(s) for s in K.SUITS]
+                m[:len(K.SUITS)] = [st.is_legal(s) for s in K.SUITS]
         elif turn.decision == "discard":
             m[:CARDS] = hand > 0
+        elif turn.decision == "call":
+            rank = int(st._st[st.game.kernels.state.S_RANK])
+            callable_ = np.array([c < self.dims.BJ and c % self.dims.RANKS != rank for c in range(CARDS)])
+            distinct = int((self.chosen > 0).sum())
+            m[:CARDS] = callable_ & (self.chosen < self.dims.DECKS) & (
+                (self.chosen > 0) | (distinct < self.dims.CALLS))
+            m[DONE] = distinct == self.dims.CALLS
         elif turn.decision == "lead":
             eff = st._table()[0]
             picked = np.nonzero(self.chosen)[0]
@@ -132,10 +147,14 @@ class Deal:
             self.chosen[action] += 1
             self._mask = None
         n = int(self.chosen.sum())
-        if (action == DONE or (turn.decision == "discard" and n == KITTY)
-                or (turn.decision == "follow" and n == int(self.state._st[ST.S_LEAD_N]))):
+        if (action == DONE or (turn.decision == "discard" and n == self.dims.KITTY)
+                or (turn.decision == "follow" and n == int(self.state._st[self.state.game.kernels.state.S_LEAD_N]))):
+            if turn.decision == "call":
+                answer = [{"card": K.card_str(c), "copy": int(self.chosen[c])} for c in np.nonzero(self.chosen)[0]]
+            else:
+                answer = [K.card_str(c) for c in K.from_counts(self.chosen)]
             try:
-                return self._answer([K.card_str(c) for c in K.from_counts(self.chosen)])
+                return self._answer(answer)
             except IllegalAnswer:  # the engine's check is the last word: the choice stays as it was
                 if action != DONE:
                     self.chosen[action] -= 1
@@ -154,29 +173,37 @@ class Deal:
         return True
 
     def observe(self, seat: int, acting: bool) -> dict:
-        obs = np.empty(OBS_SIZE, dtype=np.int64)
+        obs = np.empty(observation_size(self.state.game), dtype=np.int64)
         obs[:-CARDS] = self.state._ws[0][seat].ravel()
         obs[-CARDS:] = self.chosen if acting else 0
         return {"observation": obs, "action_mask": self.mask() if acting else np.zeros(N_ACTIONS, dtype=np.int8)}
 
     def rewards(self) -> list[int]:
-        """Per seat at the end: +gain for the team that goes up, -gain for the other."""
+        """Per seat at the end: +gain for the team that goes up, -gain for the other (in Finding
+        Friends: a seat's own gain if it went up, else minus the largest gain)."""
         r = self.state.result()
-        up = r["decl_team"] if r["keep"] else 1 - r["decl_team"]
-        return [r["gain"] if s % 2 == up else -r["gain"] for s in range(SEATS)]
+        seats = self.dims.SEATS
+        if self.state.game.friends:
+            gains = [r[f"level{s}_after"] - r[f"level{s}_before"] for s in range(seats)]
+            return [g if g > 0 else -max(gains) for g in gains]
+        gains = [r[f"level{t}_after"] - r[f"level{t}_before"] for t in range(2)]
+        return [gains[s % 2] - gains[1 - s % 2] for s in range(seats)]
 
 
-def _new_deal(rng, options, rules, levels, declaring_team) -> Deal:
+def _new_deal(rng, options, game, levels, declaring_team) -> Deal:
     """A fresh deal from the seeded stream, or (``options={"record": rec, "upto": n}``) a recorded deal
     after its first n decisions (State.from_record)."""
     seed = int(rng.integers(0, 2**63))
     if options and "record" in options:
         state = State.from_record(options["record"], options.get("upto"))
+        if state.game.size != game.size:
+            raise ValueError(f"reset: the record is a game of {state.game.size.label}; this environment plays "
+                             f"{game.size.label} (make it with game=...)")
         if state.over:
             raise ValueError(f"reset: the record's deal is over after {options.get('upto')} decisions; "
                              "give options['upto'] smaller than its number of decisions")
         return Deal(state)
-    return Deal(State.new(seed=seed, deal_id=0, rules=rules, levels=levels, declaring_team=declaring_team))
+    return Deal(game.new_initial_state(seed=seed, deal_id=0, levels=levels, declaring_team=declaring_team))
 
 
 def _render(deal: Deal) -> str:
@@ -190,19 +217,20 @@ def _render(deal: Deal) -> str:
 
 
 class TractorAEC(AECEnv):
-    """The four seats of one deal (agents seat_0..seat_3, team = seat % 2).  ``reset(seed=...)``
+    """Every seat of one deal (agents seat_0..seat_N-1, team = seat % 2).  ``reset(seed=...)``
     gives the same deal and, with the same actions, the same trajectory; ``reset(options={"record":
     rec, "upto": n})`` starts from a recorded deal after its first n decisions."""
 
     metadata = {"render_modes": ["ansi"], "name": "tractor_v0", "is_parallelizable": False}
 
-    def __init__(self, rules=None, levels=(0, 0), declaring_team=0, render_mode=None):
+    def __init__(self, rules=None, levels=None, declaring_team=0, render_mode=None, game=None):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode: None or 'ansi', got {render_mode!r}")
+        self.game = as_game(game, rules)
         self.rules, self.levels, self.declaring_team, self.render_mode = rules, levels, declaring_team, render_mode
-        self.possible_agents = [f"seat_{s}" for s in range(SEATS)]
-        self._obs_space = observation_space()
+        self.possible_agents = [f"seat_{s}" for s in range(self.game.players)]
+        self._obs_space = observation_space(self.game)
         self._act_space = spaces.Discrete(N_ACTIONS)
         self._rng = np.random.default_rng()
         self.deal = None
@@ -216,7 +244,7 @@ class TractorAEC(AECEnv):
     def reset(self, seed=None, options=None):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.deal = _new_deal(self._rng, options, self.rules, self.levels, self.declaring_team)
+        self.deal = _new_deal(self._rng, options, self.game, self.levels, self.declaring_team)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -261,23 +289,26 @@ def aec_env(**kwargs) -> TractorAEC:
 
 
 class TractorEnv(gymnasium.Env):
-    """One seat of a deal against registered policies (``others``: one for the three other seats, or
-    (partner, opponents)), stepped by State.answer_of.  An action the mask does not allow is rejected:
+    """One seat of a deal against registered policies (``others``: one for every other seat, or
+    (partners, opponents): the seats of its parity and the others, as the engine seats policies),
+    stepped by State.answer_of.  An action the mask does not allow is rejected:
     nothing changes, the reward is ``illegal_reward`` and ``info["illegal"]`` is True."""
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, seat=0, others="basic", rules=None, levels=(0, 0), declaring_team=0, illegal_reward=0.0,
-                 render_mode=None):
-        if seat not in range(SEATS):
-            raise ValueError(f"seat must be 0..{SEATS - 1}, got {seat!r}")
+    def __init__(self, seat=0, others="basic", rules=None, levels=None, declaring_team=0, illegal_reward=0.0,
+                 render_mode=None, game=None):
+        self.game = as_game(game, rules)
+        seats = self.game.players
+        if seat not in range(seats):
+            raise ValueError(f"seat must be 0..{seats - 1}, got {seat!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode: None or 'ansi', got {render_mode!r}")
         partner, opponents = others if isinstance(others, (tuple, list)) else (others, others)
-        self.policies = {s: partner if s % 2 == seat % 2 else opponents for s in range(SEATS) if s != seat}
+        self.policies = {s: partner if s % 2 == seat % 2 else opponents for s in range(seats) if s != seat}
         self.seat, self.rules, self.levels, self.declaring_team = seat, rules, levels, declaring_team
         self.illegal_reward, self.render_mode = float(illegal_reward), render_mode
-        self.observation_space = observation_space()
+        self.observation_space = observation_space(self.game)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.deal = None
 
@@ -291,7 +322,7 @@ class TractorEnv(gymnasium.Env):
 
     def reset(self, seed=None, options=None):
         super().reset(seed=seed)
-        self.deal = _new_deal(self.np_random, options, self.rules, self.levels, self.declaring_team)
+        self.deal = _new_deal(self.np_random, options, self.game, self.levels, self.declaring_team)
         self._others_play()
         return self._obs(), {}
 
@@ -313,4 +344,5 @@ class TractorEnv(gymnasium.Env):
         return None
 
 
-__all__ = ["TractorAEC", "TractorEnv", "aec_env", "Deal", "DONE", "N_ACTIONS", "BID_STEP", "observation_space"]
+__all__ = ["TractorAEC", "TractorEnv", "aec_env", "Deal", "DONE", "N_ACTIONS", "BID_STEP", "observation_space",
+           "observation_size", "Game"]

@@ -1,8 +1,9 @@
 """Deal records on disk: JSON Lines files, checked against the packaged JSON Schema.
 
-A record (built by ``replay.replay``) is one deal as played; this module reads
-and writes files of them, exports them from a run directory, and turns one
-trick of a record into the referee's input.  Everything returns plain data,
+A record (built by ``replay.replay``, which also exports them from a run
+directory) is one deal as played; this module reads, checks and writes files
+of them, lists a record's decisions for the step API, and turns one trick of
+a record into the referee's input.  Everything returns plain data,
 so other code (the step API, the viewer) needs nothing else to load a deal.
 """
 
@@ -13,7 +14,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from tractor_sim.play.replay import FORMAT, VERSION
+FORMAT = "tractor-sim-deal"  # a record's "format" field
+VERSION = 1
 
 
 class RecordError(ValueError):
@@ -100,70 +102,6 @@ def parse_ids(text: str) -> list[int]:
     return list(dict.fromkeys(ids))
 
 
-def open_run(run_dir, columns=None):
-    """(manifest, deals table) of a finished run directory; RecordError if it is not one."""
-    import pandas as pd
-
-    run_dir = Path(run_dir)
-    try:
-        manifest = json.loads((run_dir / "manifest.json").read_text())
-        deals = pd.read_parquet(run_dir / "deals.parquet", columns=columns)
-    except (OSError, ValueError) as e:
-        raise RecordError(f"{run_dir}: not a finished run directory ({e})") from None
-    return manifest, deals
-
-
-def export(run_dir, deal_ids, matchups=None, halves=None):
-    """Yield the records of a run's deals (ids ``deal_ids`` of every chosen matchup and half)."""
-    manifest, deals = open_run(run_dir)
-    known = [m["name"] for m in manifest["experiment"]["matchups"]]
-    for name in matchups or ():
-        if name not in known:
-            raise RecordError(f"--matchup: {name!r} is not a matchup of {run_dir}; it has {', '.join(known)}")
-    names = deals["matchup"].astype(str).to_numpy()
-    chosen = []
-    for name in known:
-        for half in (0, 1):
-            if (matchups and name not in matchups) or (halves is not None and half not in halves):
-                continue
-            rows = deals[(names == name) & (deals["half"].to_numpy() == half)]
-            if not len(rows):
-                continue
-            for deal_id in deal_ids:
-                if deal_id not in set(rows["deal_id"]):
-                    raise RecordError(f"deal {deal_id} is not in {run_dir} (matchup {name}, half {half}: "
-                                      f"deal ids {rows['deal_id'].min()} to {rows['deal_id'].max()})")
-                chosen.append(rows[rows["deal_id"].to_numpy() == deal_id].iloc[0])
-    yield from export_rows(run_dir, manifest, chosen)
-
-
-def export_rows(run_dir, manifest, rows):
-    """Yield the records of stored deal rows (each with matchup, half, deal_id), replayed by seed
-    with the manifest's policies and rules.
-
-    Each replayed result is compared with the row's other columns: a deal that
-    plays differently now (changed strategies or kernels) is an error, not a record.
-    """
-    from tractor_sim.play.replay import replay
-
-    exp = manifest["experiment"]
-    by_name = {m["name"]: m for m in exp["matchups"]}
-    for stored in rows:
-        m, half, deal_id = by_name[str(stored["matchup"])], int(stored["half"]), int(stored["deal_id"])
-        pols = (m["a"], m["b"]) if half == 0 else (m["b"], m["a"])
-        rec = replay(seed=int(exp["seed"]), deal_id=deal_id, policies=pols, mode=exp["mode"],
-                     levels=tuple(exp.get("levels", (0, 0))), declaring_team=exp.get("declaring_team", 0),
-                     rules=exp.get("rules"), modules=tuple(exp.get("strategy_modules", ())), game=exp.get("game"))
-        rec["source"] = {"run": str(run_dir), "matchup": m["name"], "half": half}
-        for col, value in rec["result"].items():
-            if col in stored.index and int(stored[col]) != value:
-                raise RecordError(
-                    f"deal {deal_id} (matchup {m['name']}, half {half}) replays differently from the run: "
-                    f"{col} {value} now, {int(stored[col])} stored; the strategies or the kernels changed "
-                    "since the run")
-        yield rec
-
-
 def trick_input(rec: dict, number: int) -> dict:
     """The referee's input (``judge``) for trick ``number`` (1-based) of a record: every hand
     before the trick, and the plays (a failed throw as attempted, so the referee re-judges it); at
@@ -198,38 +136,23 @@ def trick_input(rec: dict, number: int) -> dict:
 
 def actions(rec: dict) -> list[dict]:
     """The record's decisions in the order they were taken, for a step API to apply one by one:
-    declare (with ``drawn``, the cards drawn by then), bid, show, name (the auction's trump
-    suit), bury, play (a failed throw as attempted: the rules then force its part)."""
-    out = [{"type": "declare", "seat": d["seat"], "kind": d["kind"], "card": d["card"], "drawn": d.get("drawn")}
-           for d in rec["declarations"]]
+    declare (with ``drawn``, the cards drawn by then, and ``count``, the cards shown), bid, show,
+    name (the auction's trump suit), bury, call (Finding Friends), play (a failed throw as attempted: the rules then force its part)."""
+    out = [{"type": "declare", "seat": d["seat"], "kind": d["kind"], "card": d["card"], "drawn": d.get("drawn"),
+            "count": d.get("count", 1 if d["kind"] == "single" else 2)} for d in rec["declarations"]]
     for a in rec.get("auction", []):
         out.append({"type": "bid", "seat": a["seat"], "bid": a["bid"]} if "bid" in a
                    else {"type": "show", "seat": a["seat"], "card": a["shows"]})
     if rec.get("auction"):
         out.append({"type": "name", "seat": rec["starter"], "suit": rec["trump"]["suit"]})
     out.append({"type": "bury", "seat": rec["starter"], "cards": rec["buried"]})
+    if "calls" in rec:  # Finding Friends: the landlord's calls, before the first lead
+        out.append({"type": "call", "seat": rec["starter"], "calls": rec["calls"]})
     for tr in rec["tricks"]:
         for i, p in enumerate(tr["plays"]):
             cards = tr["failed_throw"]["attempted"] if i == 0 and "failed_throw" in tr else p["cards"]
             out.append({"type": "play", "seat": p["seat"], "cards": cards, "trick": tr["trick"]})
     return out
-
-
-def replay_again(rec: dict) -> dict:
-    """Play a record's deal again from its seed, policies and rules (a record from elsewhere
-    without ``policy_specs`` cannot be)."""
-    from tractor_sim.rules.cards import parse_rank
-    from tractor_sim.play.replay import replay
-
-    if "policy_specs" not in rec:
-        raise RecordError("the record has no policy_specs: it cannot be played again")
-    levels = tuple(parse_rank(x) for x in rec["levels"])
-    friends = rec.get("game", {}).get("teams") == "friends"
-    if friends:  # a fixed-levels Finding Friends deal: everybody at one level (decisions.md)
-        levels = (levels[0], levels[0])
-    return replay(seed=rec["seed"], deal_id=rec["deal_id"], policies=tuple(rec["policy_specs"]), mode=rec["mode"],
-                  levels=levels, declaring_team=0 if friends else rec["declaring_team"],
-                  rules=rec["rules"], modules=tuple(rec.get("strategy_modules", ())), game=rec.get("game"))
 
 
 def differences(a: dict, b: dict) -> list[str]:
@@ -249,5 +172,5 @@ def differences(a: dict, b: dict) -> list[str]:
     return out
 
 
-__all__ = ["RecordError", "schema", "validate", "read", "load", "write", "parse_ids", "open_run", "export",
-           "export_rows", "trick_input", "actions", "replay_again", "differences"]
+__all__ = ["RecordError", "FORMAT", "VERSION", "schema", "validate", "read", "load", "write", "parse_ids",
+           "trick_input", "actions", "differences"]

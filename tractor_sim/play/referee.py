@@ -3,12 +3,11 @@
 It settles arguments about one trick with the same compiled kernels that play
 the simulated deals, so what it says is what the simulator does: at any game
 size of RULES.md section 9 (``game``: players, decks, teams) with that size's
-kernels (tractor_sim.play.packages.compiled_package).
+kernels (tractor_sim.play.game.Game).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +24,7 @@ from tractor_sim.rules.cards import (
     to_counts,
 )
 from tractor_sim.rules import sizes
-from tractor_sim.play import packages
+from tractor_sim.play.game import Game
 from tractor_sim.core.kernels import combos as K
 from tractor_sim.core.kernels import declare as D
 from tractor_sim.core.kernels.view import MAX_BID
@@ -52,10 +51,9 @@ def game_size(game=None) -> sizes.GameSize:
         raise RefereeError(str(e)) from None
 
 
-@functools.lru_cache(maxsize=None)
 def _kernels(size: sizes.GameSize):
-    """The size's compiled kernels (the package's own for 4/2)."""
-    return packages.compiled_package(size).kernels
+    """The size's compiled kernels (tractor_sim.play.game)."""
+    return Game.of(size).kernels
 
 
 def parse_trump(trump) -> tuple[int, int]:

@@ -6,7 +6,7 @@ a plain Python function with the one signature of ``kernels.view``
 (``f(view, params, rng, scratch, out) -> int64``), registered with the
 ``@strategy`` decorator, which compiles it with that exact signature so the
 deal kernel takes it as a first-class function and never recompiles for a
-new matchup (DESIGN.md, decision 1).  Its tunable numbers are a named,
+new matchup (docs/design.md, decision 1).  Its tunable numbers are a named,
 ordered parameter list; the kernel sees them as a float64 vector in that
 order.
 
@@ -653,3 +653,19 @@ def list_policies() -> list[tuple[str, str, dict[str, Any], str]]:
                 table[f"{d}.{p}"] = v
         rows.append(("policy", n, table, pol.description))
     return rows
+
+
+def resolve_policies(policies, modules=(), package=None):
+    """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions) for
+    team 0's and team 1's policy specs, compiled for the size of ``package`` (None: 4/2)."""
+    load_builtins()
+    for mod in modules:
+        load_module(mod)
+    pols = [resolve_policy(p, package) for p in policies]
+    plen = max(1, max(len(p) for pol in pols for p in pol.params))
+    params = np.zeros((2, len(DECISIONS), plen), dtype=np.float64)
+    for team, pol in enumerate(pols):
+        for d in range(len(DECISIONS)):
+            params[team, d, : len(pol.params[d])] = pol.params[d]
+    fns = tuple(f for pol in pols for f in pol.functions)
+    return pols, params, fns

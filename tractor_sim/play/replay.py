@@ -1,4 +1,4 @@
-"""Replay one deal from its seed and id, with the same kernel that played it.
+"""Replay deals from their seed and id, with the same kernel that played them: one, or a run's.
 
 The deal comes back as a deal record (docs/records.md, "Deal records"): the
 kernel's event log read into plain data, the same thing ``export`` writes.
@@ -6,15 +6,18 @@ kernel's event log read into plain data, the same thing ``export`` writes.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from tractor_sim.rules import sizes
 from tractor_sim.rules.cards import RANKS, SUITS, card_str
-from tractor_sim.runs.engine import ChunkSpec, _policy_name, kernels_of, run_chunk
+from tractor_sim.play.chunks import ChunkSpec, policy_name
+from tractor_sim.play.game import Game
+from tractor_sim.play.record import FORMAT, VERSION, RecordError
 from tractor_sim.core.kernels import deal as D
 from tractor_sim.core.kernels.match import MAX_DEALS_PER_MATCH
 from tractor_sim.rules.options import as_rules
 
-FORMAT = "tractor-sim-deal"
-VERSION = 1
 SOURCES = ("a single", "a pair", "a joker pair", "the kitty flip", "the starter after the auction")
 DECL_KINDS = {1: "single", 2: "pair", 3: "joker pair"}
 
@@ -27,21 +30,22 @@ def replay(seed: int, deal_id: int, policies=("basic", "basic"), mode="fixed", l
            declaring_team=0, rules=None, modules=(), game=None) -> dict:
     """The deal record of one deal (what ``replay --format json`` prints and ``export`` writes); a
     game of another size than 4 players and 2 decks (``game``, tractor_sim.rules.sizes) says its size
-    in the field "game" (docs/records.md; the viewer shows the 4-player game only)."""
+    in the field "game" (docs/records.md)."""
     first = deal_id if mode == "fixed" else deal_id // MAX_DEALS_PER_MATCH
     rules = as_rules(rules).to_dict()
-    names = tuple(_policy_name(p) for p in policies)
+    names = tuple(policy_name(p) for p in policies)
     size = sizes.as_size(game)
     sizes.check_rules(size, rules)
     spec = ChunkSpec(matchup="replay", policies=tuple(policies), names=names, half=0,
                      mode=mode, first_id=first, count=1, seed=int(seed), rules=rules,
                      levels=tuple(levels), declaring_team=declaring_team, modules=tuple(modules),
                      game=(size.players, size.decks, size.teams))
-    res = run_chunk(spec, log_id=deal_id)
+    game = Game.of(spec.game, spec.rules)
+    res = game.play_chunk(spec, log_id=deal_id)
     rows = res.deals[res.deals["deal_id"] == deal_id]
     if not len(rows):
         raise ValueError(f"deal {deal_id} was not played (match {first} had {len(res.deals)} deals)")
-    result = {name: int(rows[0][name]) for name in kernels_of(spec.game)[4].names}
+    result = {name: int(rows[0][name]) for name in game.deal_dtype.names}
     holders = size.players if size.teams == "friends" else 2  # a level per player in Finding Friends
     out = {"format": FORMAT, "version": VERSION, "seed": int(seed), "deal_id": int(deal_id), "mode": mode,
            "rules": rules, "policies": list(names), "policy_specs": list(policies),
@@ -104,6 +108,83 @@ def _events(log, result, size=sizes.STANDARD) -> dict:
             trick["points"] = b
             out["tricks"].append(trick)
     return out
+
+
+def open_run(run_dir, columns=None):
+    """(manifest, deals table) of a finished run directory; RecordError if it is not one."""
+    import pandas as pd
+
+    run_dir = Path(run_dir)
+    try:
+        manifest = json.loads((run_dir / "manifest.json").read_text())
+        deals = pd.read_parquet(run_dir / "deals.parquet", columns=columns)
+    except (OSError, ValueError) as e:
+        raise RecordError(f"{run_dir}: not a finished run directory ({e})") from None
+    return manifest, deals
+
+
+def export(run_dir, deal_ids, matchups=None, halves=None):
+    """Yield the records of a run's deals (ids ``deal_ids`` of every chosen matchup and half)."""
+    manifest, deals = open_run(run_dir)
+    known = [m["name"] for m in manifest["experiment"]["matchups"]]
+    for name in matchups or ():
+        if name not in known:
+            raise RecordError(f"--matchup: {name!r} is not a matchup of {run_dir}; it has {', '.join(known)}")
+    names = deals["matchup"].astype(str).to_numpy()
+    chosen = []
+    for name in known:
+        for half in (0, 1):
+            if (matchups and name not in matchups) or (halves is not None and half not in halves):
+                continue
+            rows = deals[(names == name) & (deals["half"].to_numpy() == half)]
+            if not len(rows):
+                continue
+            for deal_id in deal_ids:
+                if deal_id not in set(rows["deal_id"]):
+                    raise RecordError(f"deal {deal_id} is not in {run_dir} (matchup {name}, half {half}: "
+                                      f"deal ids {rows['deal_id'].min()} to {rows['deal_id'].max()})")
+                chosen.append(rows[rows["deal_id"].to_numpy() == deal_id].iloc[0])
+    yield from export_rows(run_dir, manifest, chosen)
+
+
+def export_rows(run_dir, manifest, rows):
+    """Yield the records of stored deal rows (each with matchup, half, deal_id), replayed by seed
+    with the manifest's policies and rules.
+
+    Each replayed result is compared with the row's other columns: a deal that
+    plays differently now (changed strategies or kernels) is an error, not a record.
+    """
+    exp = manifest["experiment"]
+    by_name = {m["name"]: m for m in exp["matchups"]}
+    for stored in rows:
+        m, half, deal_id = by_name[str(stored["matchup"])], int(stored["half"]), int(stored["deal_id"])
+        pols = (m["a"], m["b"]) if half == 0 else (m["b"], m["a"])
+        rec = replay(seed=int(exp["seed"]), deal_id=deal_id, policies=pols, mode=exp["mode"],
+                     levels=tuple(exp.get("levels", (0, 0))), declaring_team=exp.get("declaring_team", 0),
+                     rules=exp.get("rules"), modules=tuple(exp.get("strategy_modules", ())), game=exp.get("game"))
+        rec["source"] = {"run": str(run_dir), "matchup": m["name"], "half": half}
+        for col, value in rec["result"].items():
+            if col in stored.index and int(stored[col]) != value:
+                raise RecordError(
+                    f"deal {deal_id} (matchup {m['name']}, half {half}) replays differently from the run: "
+                    f"{col} {value} now, {int(stored[col])} stored; the strategies or the kernels changed "
+                    "since the run")
+        yield rec
+
+
+def replay_again(rec: dict) -> dict:
+    """Play a record's deal again from its seed, policies and rules (a record from elsewhere
+    without ``policy_specs`` cannot be)."""
+    from tractor_sim.rules.cards import parse_rank
+    if "policy_specs" not in rec:
+        raise RecordError("the record has no policy_specs: it cannot be played again")
+    levels = tuple(parse_rank(x) for x in rec["levels"])
+    friends = rec.get("game", {}).get("teams") == "friends"
+    if friends:  # a fixed-levels Finding Friends deal: everybody at one level (decisions.md)
+        levels = (levels[0], levels[0])
+    return replay(seed=rec["seed"], deal_id=rec["deal_id"], policies=tuple(rec["policy_specs"]), mode=rec["mode"],
+                  levels=levels, declaring_team=0 if friends else rec["declaring_team"],
+                  rules=rec["rules"], modules=tuple(rec.get("strategy_modules", ())), game=rec.get("game"))
 
 
 def level_text(level: int) -> str:
@@ -184,4 +265,4 @@ def as_text(data: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["replay", "as_text", "FORMAT", "VERSION"]
+__all__ = ["replay", "as_text", "open_run", "export", "export_rows", "replay_again", "FORMAT", "VERSION"]

@@ -11,7 +11,8 @@ each chunk a time limit (``PluginTimeout``).
 
 from __future__ import annotations
 
-from tractor_sim.runs.engine import SimulationError, run_chunk
+from tractor_sim.play.chunks import SimulationError
+from tractor_sim.play.game import Game
 
 DEFAULT_CHUNK_TIMEOUT = 600.0  # seconds without a finished chunk, for runs with user plug-ins
 
@@ -36,9 +37,9 @@ def plugins(spec) -> list[str]:
 
 
 def run_checked(spec):
-    """``engine.run_chunk``, with a plug-in's out-of-bounds access reported as a SimulationError naming it."""
+    """``Game.play_chunk`` (what ``engine.run_chunk`` does), with a plug-in's out-of-bounds access reported as a SimulationError naming it."""
     try:
-        return run_chunk(spec)
+        return Game.of(spec.game, spec.rules).play_chunk(spec)
     except IndexError as e:
         who = plugins(spec)
         culprit = " or ".join(who) if who else "a strategy"

@@ -17,17 +17,15 @@ CSS = """
 body{font-family:system-ui,sans-serif;margin:1em auto;max-width:1150px;padding:0 1em;background:#f4f1ea;color:#222}
 h1{font-size:1.35em;margin:.2em 0}.sub{color:#555;margin:.2em 0}
 .info{display:flex;flex-wrap:wrap;gap:.4em 2em;margin:.6em 0}.info div{min-width:14em}
-.table{display:grid;grid-template-columns:1fr 1.25fr 1fr;grid-template-rows:auto auto auto;gap:.6em;
- background:#2f6b45;padding:.8em;border-radius:10px}
-.seat{background:#3d7d54;border-radius:8px;padding:.4em;color:#fff;min-height:5em}
+.table{position:relative;background:#2f6b45;border-radius:10px;height:46em}
+.seat{position:absolute;transform:translate(-50%,-50%);background:#3d7d54;border-radius:8px;padding:.4em;
+ color:#fff;max-height:13em;overflow:auto;box-sizing:border-box}
 .seat h3{font-size:.9em;margin:0 0 .3em 0;font-weight:600}.seat.decl h3::after{content:" (declarers)";opacity:.75}
-#seat2{grid-column:1/4;grid-row:1}#seat3{grid-column:1;grid-row:2}#seat1{grid-column:3;grid-row:2}
-#seat0{grid-column:1/4;grid-row:3}#center{grid-column:2;grid-row:2;background:#2a5e3c;border-radius:8px;
- padding:.4em;color:#fff;display:grid;grid-template-columns:1fr 1fr 1fr;grid-template-rows:auto auto auto;
- align-items:center;justify-items:center;min-height:11em}
+#center{position:absolute;left:50%;top:50%;transform:translate(-50%,-50%);width:44%;background:#2a5e3c;
+ border-radius:8px;padding:.4em;color:#fff;display:flex;flex-wrap:wrap;gap:.4em;justify-content:center;
+ align-items:center;min-height:6em}
 .play{text-align:center}.play .who{font-size:.75em;opacity:.85}.play.win .cards{outline:3px solid gold;
- border-radius:6px}#p2{grid-column:2;grid-row:1}#p3{grid-column:1;grid-row:2}#p1{grid-column:3;grid-row:2}
-#p0{grid-column:2;grid-row:3}#ctext{grid-column:2;grid-row:2;font-size:.8em;text-align:center}
+ border-radius:6px}#ctext{width:100%;font-size:.8em;text-align:center}
 .cards{display:inline-flex;flex-wrap:wrap;gap:2px;padding:2px}
 .card{display:inline-flex;flex-direction:column;align-items:center;justify-content:center;width:2.1em;
  height:2.9em;background:#fff;border:1px solid #999;border-radius:4px;font-weight:700;font-size:.95em;
@@ -45,7 +43,9 @@ const D = JSON.parse(document.getElementById('deal').textContent);
 const SYM = {S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663'};
 const RANKS = ['2','3','4','5','6','7','8','9','10','J','Q','K','A'];
 const SUIT_ORDER = 'SHDC';
-const opp = 1 - D.declaring_team;
+const N = D.hands.length;  // seats: every game size (RULES.md section 9)
+const friends = Array.isArray(D.calls);  // Finding Friends: the landlord's side grows as friends join
+const ordinal = k => k + (k === 1 ? 'st' : k === 2 ? 'nd' : k === 3 ? 'rd' : 'th');
 const rankOf = c => c.slice(0, -1), suitOf = c => c.slice(-1);
 function isTrump(c) {
   if (c === 'BJ' || c === 'RJ') return true;
@@ -101,21 +101,39 @@ const levelName = l => RANKS[Math.min(12, l)] + (l > 12 ? '+' : '');
 const hands = [D.hands.map(h => [...h])];
 hands[0][D.starter] = hands[0][D.starter].concat(D.kitty);
 remove(hands[0][D.starter], D.buried);
+// the declarers after each trick: a team, or in Finding Friends the landlord and who has joined
+const sides = [new Set(friends ? [D.starter] : [...Array(N).keys()].filter(s => s % 2 === D.declaring_team))];
 const running = [0];
 D.tricks.forEach((t, i) => {
   const h = hands[i].map(x => [...x]);
   t.plays.forEach(p => remove(h[p.seat], p.cards));
   hands.push(h);
-  let r = running[i] + (t.winner % 2 === opp ? t.points : 0);
+  const side = new Set(sides[i]);
+  (t.joins || []).forEach(j => { if (j.joined) side.add(j.seat); });
+  sides.push(side);
+  let r = running[i] + (side.has(t.winner) ? 0 : t.points);
   if (t.failed_throw) r += t.failed_throw.penalty;
   running.push(r);
 });
+function placeSeats() {  // seat 0 at the bottom, the others around the table in playing order
+  const width = N <= 4 ? 34 : N <= 6 ? 27 : 23;
+  for (let s = 0; s < N; s++) {
+    const box = document.getElementById('seat' + s), a = 2 * Math.PI * s / N;
+    box.style.left = (50 + 38 * Math.sin(a)) + '%';
+    box.style.top = (50 + 40 * Math.cos(a)) + '%';
+    box.style.width = width + '%';
+  }
+}
 let step = 0;
 const last = D.tricks.length;
 function show(k) {
   step = Math.max(0, Math.min(last, k));
-  for (let s = 0; s < 4; s++) fill('hand' + s, hands[step][s]);
-  for (let s = 0; s < 4; s++) document.getElementById('p' + s).textContent = '';
+  for (let s = 0; s < N; s++) {
+    fill('hand' + s, hands[step][s]);
+    document.getElementById('seat' + s).classList.toggle('decl', sides[step].has(s));
+  }
+  const center = document.getElementById('center');
+  center.querySelectorAll('.play').forEach(e => e.remove());
   const ctext = document.getElementById('ctext'), notes = document.getElementById('notes');
   ctext.textContent = ''; notes.textContent = '';
   const status = document.getElementById('status');
@@ -125,10 +143,10 @@ function show(k) {
   } else {
     const t = D.tricks[step - 1];
     status.textContent = 'Trick ' + t.trick + ' of ' + last + ': led by seat ' + t.leader + ', won by seat ' +
-      t.winner + ' (' + (t.winner % 2 === opp ? 'opponents' : 'declarers') + '), ' + t.points + ' points';
+      t.winner + ' (' + (sides[step].has(t.winner) ? 'declarers' : 'opponents') + '), ' + t.points + ' points';
     t.plays.forEach((p, i) => {
-      const box = document.getElementById('p' + p.seat);
-      box.className = 'play' + (p.seat === t.winner ? ' win' : '');
+      const box = el('div', 'play' + (p.seat === t.winner ? ' win' : ''));
+      center.insertBefore(box, ctext);
       box.appendChild(el('div', 'who', 'seat ' + p.seat + (i === 0 ? ' leads' : '')));
       box.appendChild(cardsEl(p.cards));
       if (p.note) notes.appendChild(el('div', 'note', 'seat ' + p.seat + ': ' + p.note));
@@ -142,15 +160,28 @@ function show(k) {
         (f.penalty > 0 ? '+' : '') + f.penalty + ' to the opponents\u2019 total'));
       notes.appendChild(d);
     }
+    (t.joins || []).forEach(j => {
+      const c = D.calls[j.call];
+      notes.appendChild(el('div', 'note', 'seat ' + j.seat + ' plays the ' + ordinal(c.copy) + ' ' + c.card + ': ' +
+        (j.joined ? 'joins the landlord (seat ' + D.starter + ')' : 'the call is spent (already on the side)')));
+    });
   }
   const r = D.result;
   let score = 'Opponents\u2019 points: ' + running[step];
   if (step === last) {
     score += ' + kitty bonus ' + r.kitty_bonus + ' = ' + r.opp_points + '. ';
-    const who = r.gain_team < 0 ? 'Nobody gains a level' :
-      'Team ' + r.gain_team + ' (' + D.policies[r.gain_team] + ') +' + r.gain + ' level' + (r.gain === 1 ? '' : 's');
-    score += who + ': levels ' + levelName(r.level0_before) + ' / ' + levelName(r.level1_before) + ' \u2192 ' +
-      levelName(r.level0_after) + ' / ' + levelName(r.level1_after);
+    if (friends) {
+      const moved = [...Array(N).keys()].map(s => 'seat ' + s + ' ' + levelName(r['level' + s + '_before']) +
+        '\u2192' + levelName(r['level' + s + '_after']));
+      score += (r.landlord_won ? 'The landlord\u2019s side wins' : 'The opponents win') + ': ' + moved.join(', ') +
+        '. Next landlord: seat ' + r.next_starter + '.';
+    } else {
+      const who = r.gain_team < 0 ? 'Nobody gains a level' :
+        'Team ' + r.gain_team + ' (' + D.policies[r.gain_team] + ') +' + r.gain + ' level' + (r.gain === 1 ? '' : 's');
+      score += who + ': levels ' + levelName(r.level0_before) + ' / ' + levelName(r.level1_before) + ' \u2192 ' +
+        levelName(r.level0_after) + ' / ' + levelName(r.level1_after) + '.';
+      if (r.next_starter !== undefined) score += ' Next starter: seat ' + r.next_starter + '.';
+    }
   }
   document.getElementById('score').textContent = score;
   document.getElementById('prev').disabled = step === 0;
@@ -159,12 +190,18 @@ function show(k) {
 function setup() {
   const t = D.trump;
   const info = document.getElementById('info');
-  const rows = [
-    ['Team 0 (seats 0, 2)', D.policies[0] + (D.declaring_team === 0 ? ', declaring' : '') + ', level ' + D.levels[0]],
-    ['Team 1 (seats 1, 3)', D.policies[1] + (D.declaring_team === 1 ? ', declaring' : '') + ', level ' + D.levels[1]],
+  const parity = t0 => [...Array(N).keys()].filter(s => s % 2 === t0).join(', ');
+  const rows = friends ? [
+    ['Players', N + ' with ' + (D.game ? D.game.decks : 2) + ' decks, Finding Friends; even seats play ' +
+      D.policies[0] + ', odd seats ' + D.policies[1]],
+    ['Levels', D.levels.map((l, s) => 'seat ' + s + ' ' + l).join(', ')],
+    ['Landlord\u2019s calls', D.calls.map(c => 'the ' + ordinal(c.copy) + ' ' + c.card).join('; ')],
+  ] : [
+    ['Team 0 (seats ' + parity(0) + ')', D.policies[0] + (D.declaring_team === 0 ? ', declaring' : '') + ', level ' + D.levels[0]],
+    ['Team 1 (seats ' + parity(1) + ')', D.policies[1] + (D.declaring_team === 1 ? ', declaring' : '') + ', level ' + D.levels[1]],
     ['Trump', 'rank ' + t.rank + ', ' + (t.suit ? 'suit ' + SYM[t.suit] + ' ' + t.suit : 'no trump suit') +
       (t.set_by ? ' (set by ' + t.set_by + ')' : '')],
-    ['Starter', 'seat ' + D.starter + (D.redeals ? '; ' + D.redeals + ' redeal(s) before' : '')],
+    [friends ? 'Landlord' : 'Starter', 'seat ' + D.starter + (D.redeals ? '; ' + D.redeals + ' redeal(s) before' : '')],
   ];
   rows.forEach(([k, v]) => {
     const d = el('div');
@@ -175,7 +212,7 @@ function setup() {
   const decl = document.getElementById('declarations');
   if (!D.declarations.length && !(D.auction || []).length) decl.textContent = 'No declarations.';
   D.declarations.forEach(d => {
-    const line = el('div', '', 'seat ' + d.seat + ' declares a ' + d.kind + ' ');
+    const line = el('div', '', 'seat ' + d.seat + ' declares ' + (d.count ? d.count + ' \u00d7 ' : 'a ' + d.kind + ' '));
     line.appendChild(cardEl(d.card));
     if (d.drawn !== undefined) line.appendChild(el('span', '', ' after ' + d.drawn + ' cards drawn'));
     decl.appendChild(line);
@@ -187,12 +224,18 @@ function setup() {
   });
   fill('kitty', D.kitty);
   fill('buried', D.buried);
-  for (let s = 0; s < 4; s++) {
-    const box = document.getElementById('seat' + s);
-    if (s % 2 === D.declaring_team) box.classList.add('decl');
-    box.querySelector('h3').textContent = 'Seat ' + s + ' \u00b7 team ' + (s % 2) + ' \u00b7 ' + D.policies[s % 2] +
-      (s === D.starter ? ' \u00b7 starter' : '');
+  const table = document.getElementById('table');
+  for (let s = 0; s < N; s++) {
+    const box = el('div', 'seat');
+    box.id = 'seat' + s;
+    box.appendChild(el('h3', '', 'Seat ' + s + (friends ? '' : ' \u00b7 team ' + (s % 2)) + ' \u00b7 ' +
+      D.policies[s % 2] + (s === D.starter ? (friends ? ' \u00b7 landlord' : ' \u00b7 starter') : '')));
+    const hand = el('div');
+    hand.id = 'hand' + s;
+    box.appendChild(hand);
+    table.appendChild(box);
   }
+  placeSeats();
   document.getElementById('first').onclick = () => show(0);
   document.getElementById('prev').onclick = () => show(step - 1);
   document.getElementById('next').onclick = () => show(step + 1);
@@ -217,14 +260,7 @@ BODY = """<h1>{title}</h1>
 <div class="nav"><button id="first" title="Home">first</button><button id="prev" title="left arrow">&#x25C0;
  back</button><button id="next" title="right arrow">next &#x25B6;</button><button id="last" title="End">last</button>
 <span id="status"></span></div>
-<div class="table">
-<div class="seat" id="seat2"><h3></h3><div id="hand2"></div></div>
-<div class="seat" id="seat3"><h3></h3><div id="hand3"></div></div>
-<div id="center"><div class="play" id="p2"></div><div class="play" id="p3"></div><div id="ctext"></div>
-<div class="play" id="p1"></div><div class="play" id="p0"></div></div>
-<div class="seat" id="seat1"><h3></h3><div id="hand1"></div></div>
-<div class="seat" id="seat0"><h3></h3><div id="hand0"></div></div>
-</div>
+<div class="table" id="table"><div id="center"><div id="ctext"></div></div></div>
 <div class="panel"><div id="score"></div><div id="notes"></div></div>
 """
 
@@ -260,11 +296,12 @@ def examples(run_dir, max_policies: int = MAX_POLICIES) -> list[tuple[str, str]]
     import numpy as np
 
     from tractor_sim.play import record as REC
+    from tractor_sim.play import replay as R
 
     run_dir = Path(run_dir)
     cols = ["matchup", "policy0", "policy1", "half", "deal_id", "gain", "gain_team", "opp_points",
             "level0_after", "level1_after"]
-    manifest, deals = REC.open_run(run_dir, columns=cols)
+    manifest, deals = R.open_run(run_dir, columns=cols)
     gain, team = deals["gain"].to_numpy(np.int64), deals["gain_team"].to_numpy()
     change0 = np.where(team == 0, gain, np.where(team == 1, -gain, 0))
     p0, p1 = deals["policy0"].astype(str).to_numpy(), deals["policy1"].astype(str).to_numpy()
@@ -278,7 +315,7 @@ def examples(run_dir, max_policies: int = MAX_POLICIES) -> list[tuple[str, str]]
     rows = list(dict.fromkeys(i for _, i in chosen))
     out_dir = run_dir / "viewer"
     out_dir.mkdir(exist_ok=True)
-    records = list(REC.export_rows(run_dir, manifest, [deals.iloc[i] for i in rows]))
+    records = list(R.export_rows(run_dir, manifest, [deals.iloc[i] for i in rows]))
     REC.write(records, out_dir / "examples.jsonl")
     matchup_no = {m["name"]: n for n, m in enumerate(manifest["experiment"]["matchups"])}
     pages = {}

@@ -1,6 +1,6 @@
 """Named pieces of one flat array, with offsets generated from their declaration.
 
-The deal's state and the player's view are plain int64 arrays (DESIGN.md
+The deal's state and the player's view are plain int64 arrays (docs/design.md
 decision 2: arrays compile, cache and pickle; classes do not).  Rather than
 numbering their fields by hand, each is declared once as an ordered list of
 (name, size) pieces; a Layout gives every piece its offset, in order, with

@@ -108,7 +108,7 @@ def _write(deals, i, deal_id, match_id, d, levels, row):
 def fixed_starter(seed, deal_id, team, auction, st):
     """The starter of deal ``deal_id`` at fixed levels: a seat of the declaring ``team`` drawn from the
     deal's own stream (under the auction, any seat: the dealer, the bids decide the rest).  ``st`` is
-    a uint64[1] stream state to draw with.  tractor_sim.play.state starts the same deals through it."""
+    a uint64[1] stream state to draw with.  tractor_sim.play.game starts the same deals through it."""
     st[0] = stream_key(seed, deal_id, 0, P_STARTER)
     if auction or TEAM_MODE == FRIENDS:  # Finding Friends: any seat is the landlord
         return randint(st, SEATS)

@@ -7,7 +7,7 @@ carries it out, and goes on through every step that needs no decision
 (drawing cards, setting the trump, taking up the kitty, finishing a trick,
 scoring) to the next one.  The drivers (kernels.deal: whole deals, a deal
 continued from any state, rollouts) and the Python step API
-(tractor_sim.play.state) all go through these functions; the views are written
+(tractor_sim.play.game) all go through these functions; the views are written
 by kernels.publish from public events only.
 
 The phases in order: the draw with declarations (PH_DRAW), the auction of

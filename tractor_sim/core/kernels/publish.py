@@ -1,6 +1,6 @@
 """The player views, written from public events only: the one module that writes into them.
 
-A strategy sees its view and nothing else (DESIGN.md decision 7).  Each
+A strategy sees its view and nothing else (docs/design.md, decision 7).  Each
 function here publishes one kind of event to the views: a value every seat
 sees, a seat's own cards and suit counts, a trump table, a play.  The phase
 functions (kernels.phases) decide what happened; this module says who may

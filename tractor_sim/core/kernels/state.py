@@ -6,7 +6,7 @@ the hands, the deck and kitty, the draw's position and the standing
 declaration, the auction's step, the trick in progress and its lead, the
 points and penalties so far, and whose decision is next.  So a deal can be
 stopped at any decision, copied, and continued (a rollout), by the compiled
-driver or from Python (``tractor_sim.play.state``).  Offsets are generated
+driver or from Python (``tractor_sim.play.game``).  Offsets are generated
 (kernels.layout); ``S_*`` are the scalars' indices and the arrays are carved
 out by ``carve``.
 """

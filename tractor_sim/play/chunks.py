@@ -1,0 +1,216 @@
+"""Chunks of deals: what one kernel call plays, and how a failure in it is told.
+
+A run is cut into chunks (tractor_sim.runs.engine.plan_chunks), each a plain
+picklable ``ChunkSpec`` (matchup, half, first deal or match id, count, the
+game's size and rules); ``play`` hands one to its Game's compiled kernels
+(``Game.play_chunk``) and turns the rows into records.  Every deal's
+randomness is keyed to (seed, id), so the results do not depend on the
+chunking, the worker or the backend.  A strategy's illegal answer stops the
+chunk with a ``SimulationError`` that names the strategy, the deal and the
+command that replays it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tractor_sim.core.kernels.view import DECISIONS
+from tractor_sim.rules import sizes
+from tractor_sim.rules.cards import card_str
+from tractor_sim.rules.options import Rules
+
+warnings.filterwarnings("ignore", message="First-class function type feature is experimental")
+
+SEARCH_NO_WORLD = 50  # kernels.search_play.ERR_NO_WORLD (not imported here: that module compiles the search)
+NO_WORLD = "no world for the search (the sampler found no deal consistent with the seat's knowledge)"
+
+
+class SimulationError(RuntimeError):
+    """A run stopped: names the strategy, the deal and seed, and the situation."""
+
+
+@dataclass(frozen=True)
+class ChunkSpec:
+    """One kernel call's worth of work; plain data, so it pickles to any worker."""
+
+    matchup: str
+    policies: tuple  # (team 0 policy spec, team 1 policy spec) as played in this half
+    names: tuple  # their display names
+    half: int
+    mode: str
+    first_id: int
+    count: int
+    seed: int
+    rules: dict
+    levels: tuple = (0, 0)
+    declaring_team: int = 0
+    modules: tuple = ()  # user strategy modules to load in the worker
+    game: tuple = (4, 2, "tractor")  # players, decks, team mode (tractor_sim.rules.sizes)
+
+
+@dataclass
+class ChunkResult:
+    spec: ChunkSpec
+    deals: np.ndarray  # DEAL_DTYPE records
+    matches: np.ndarray  # MATCH_DTYPE records
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def policy_name(spec) -> str:
+    """The display name of a policy spec: its name, else its base policy's, else "custom"."""
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, dict):
+        return spec.get("name") or spec.get("policy") or "custom"
+    return str(spec)
+
+
+def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -> ChunkResult:
+    """Play one chunk of ``game`` (a tractor_sim.play.game.Game: Game.play_chunk) in as few kernel
+    calls as its output buffer allows.
+
+    With ``log_id`` (a deal id, or ``M.LOG_ALL`` for every deal), the events
+    go to ``result.extra["log"]`` (kernels.deal LOG_* rows); a log that
+    fills up (a deal with many redeals) is made four times larger and the
+    chunk played again, which gives the same deals.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    M, D, PH = game.kernels.match, game.kernels.deal, game.kernels.phases
+    pols, params, fns = game.resolve(spec.policies, spec.modules)
+    rules = game.encoded
+    mode = M.MODE_FIXED if spec.mode == "fixed" else M.MODE_MATCH
+    levels = np.array(spec.levels, dtype=np.int64)
+    cap = spec.count if mode == M.MODE_FIXED else max(M.MAX_DEALS_PER_MATCH, 40 * spec.count)
+    if log_rows is None:
+        log_rows = 1 if log_id == -1 else 1024 if log_id >= 0 else 400 * spec.count * (1 if mode == M.MODE_FIXED else 60)
+    log = np.zeros((log_rows, D.LOG_COLS), dtype=np.int64)
+    deal_parts, match_parts = [], []
+    done = 0
+    searching = any(p.search is not None for p in pols)
+    extra: dict = {}
+    while done < spec.count:
+        todo = spec.count - done
+        deals = np.empty((cap, M.DEAL_COLS), dtype=np.int64)  # only the rows written are kept
+        matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
+        err = np.zeros(D.ERR_SIZE, dtype=np.int64)
+        if searching:
+            nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log,
+                                    log_id, cap, extra)
+        else:
+            work = M.new_chunk_work(rules)  # fresh for each call, as a call's own allocations were
+            nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
+                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
+                                 *D.drivers(rules))
+        if nrows < 0:
+            raise SimulationError(_describe_error(game, spec, pols, err))
+        deal_parts.append(deals[:nrows])
+        match_parts.append(matches[: err[PH.E_DONE]])
+        done += int(err[PH.E_DONE])
+    rows = deal_parts[0] if len(deal_parts) == 1 else np.concatenate(deal_parts)
+    recs = np.empty(len(rows), dtype=game.deal_dtype)
+    for name, (_, col) in game.columns.items():
+        recs[name] = rows[:, col]
+    mrows = np.concatenate(match_parts) if mode == M.MODE_MATCH else np.zeros((0, M.MATCH_COLS), np.int64)
+    mdtype = game.match_dtype
+    mrecs = np.empty(len(mrows), dtype=mdtype)
+    for i, name in enumerate(mdtype.names):
+        mrecs[name] = mrows[:, i]
+    if log_id != -1 and log[0, 1]:
+        return play(game, spec, log_id, 4 * log_rows)
+    if log_id != -1:
+        extra["log"] = log[1: log[0, 0] + 1]
+    if "records" in extra:
+        extra["records"] = np.concatenate(extra["records"])
+    return ChunkResult(spec, recs, mrecs, time.perf_counter() - t0, extra)
+
+
+def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log, log_id, cap,
+                    extra) -> int:
+    """play_chunk's call for a chunk with a search policy (kernels.search_play, compiled only for such
+    runs); adds the decisions searched, the rollouts and any analysis rows to ``extra``."""
+    import importlib
+
+    KS = importlib.import_module(game.package.__name__ + ".kernels.search")
+    SPL = importlib.import_module(game.package.__name__ + ".kernels.search_play")
+
+    settings = np.zeros((2, KS.SS_FIELDS), dtype=np.int64)
+    recording = False
+    for team, pol in enumerate(pols):
+        if pol.search is not None:
+            settings[team] = pol.search.row()
+            recording = recording or pol.search.record
+    plays = cap * game.dims.SEATS * game.dims.TRICKS if recording else 1  # a row per play at most
+    records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
+    counters = np.zeros(SPL.N_COUNTERS, dtype=np.int64)
+    nrows = SPL.play_chunk_search(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels, spec.declaring_team,
+                                  rules, params, fns, deals, matches, err, log, log_id, settings, counters, records)
+    if nrows >= 0:
+        extra["decisions"] = extra.get("decisions", 0) + int(counters[SPL.C_DECISIONS])
+        extra["rollouts"] = extra.get("rollouts", 0) + int(counters[SPL.C_ROLLOUTS])
+        if recording:
+            extra.setdefault("records", []).append(records[:counters[SPL.C_RECORDS]].copy())
+    return nrows
+
+
+def _describe_error(game, spec: ChunkSpec, pols, err) -> str:
+    D, CARDS = game.kernels.deal, game.dims.CARDS
+    code, seat, decision, trick, redeals, ident, d = (int(x) for x in err[:7])
+    what = NO_WORLD if code == SEARCH_NO_WORLD else game.error_name(code)
+    if code == D.ERR_REDEALS:
+        return f"matchup {spec.matchup}: {what} in deal {ident} (seed {spec.seed})"
+    team = seat % 2
+    pol = pols[team]
+    strategy = pol.strategy_names[decision] if hasattr(pol, "strategy_names") else DECISIONS[decision]
+    hand = [card_str(c) for c in range(CARDS) for _ in range(int(err[D.ERR_HEADER + c]))]
+    answer = [card_str(c) for c in range(CARDS) for _ in range(max(0, int(err[D.ERR_HEADER + CARDS + c])))]
+    if code == D.ERR_CALL:  # the answer holds the cards, then the copies (kernels.view, "call")
+        calls = game.dims.CALLS
+        got = [int(x) for x in err[D.ERR_HEADER + CARDS:D.ERR_HEADER + CARDS + 2 * calls]]
+        answer = [", ".join(f"copy {got[calls + j]} of {card_str(got[j]) if 0 <= got[j] < CARDS else got[j]}"
+                            for j in range(calls))]
+    where = f"match {ident}, deal {d}" if spec.mode == "match" else f"deal {ident}"
+    deal_id = ident if spec.mode == "fixed" else ident * game.kernels.match.MAX_DEALS_PER_MATCH + d
+    return (f"{DECISIONS[decision]} strategy {strategy!r} of policy {pol.name!r} (seat {seat}) made {what} "
+            f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
+            f"hand: {' '.join(hand)}; answer: {' '.join(answer) or '(nothing)'}; "
+            f"replay with: {replay_command(spec, deal_id)}")
+
+
+def replay_command(spec: ChunkSpec, deal_id: int) -> str:
+    """The ``tractor-sim replay`` command that plays deal ``deal_id`` of ``spec`` again, as it was played."""
+    import json
+    import shlex
+
+    from tractor_sim.rules.cards import RANKS
+
+    args = ["tractor-sim", "replay", "--seed", str(spec.seed), "--deal", str(deal_id)]
+    for opt, pol in zip(("--a", "--b"), spec.policies):
+        args += [opt, pol if isinstance(pol, str) else json.dumps(pol, sort_keys=True)]
+    size = sizes.as_size(spec.game)
+    if not size.standard:
+        args += ["--players", str(size.players), "--decks", str(size.decks)]
+        if size.teams != "tractor":
+            args += ["--teams", size.teams]
+    if spec.mode == "match":
+        args += ["--mode", "match"]
+    else:
+        if tuple(spec.levels) != (0, 0):
+            args += ["--levels", ",".join(RANKS[int(x)] for x in spec.levels)]
+        if spec.declaring_team:
+            args += ["--declaring-team", str(spec.declaring_team)]
+    default = Rules().to_dict()
+    rules = {k: v for k, v in spec.rules.items() if default.get(k) != v}
+    if rules:
+        args += ["--rules", json.dumps(rules, sort_keys=True)]
+    for m in spec.modules:
+        args += ["--module", m]
+    return shlex.join(args)
+
+
+__all__ = ["SimulationError", "ChunkSpec", "ChunkResult", "policy_name", "play", "replay_command", "SEARCH_NO_WORLD"]
