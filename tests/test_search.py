@@ -28,8 +28,9 @@ from tractor_sim.core.kernels import search as KS
 from tractor_sim.core.kernels import state as ST
 from tractor_sim.core.kernels import view as V
 from tractor_sim.core.kernels.dims import CARDS, EFF_SUITS, SEATS
-from tractor_sim.core.kernels.view import FOLLOW, LEAD
+from tractor_sim.core.kernels.view import DISCARD, FOLLOW, LEAD
 from tractor_sim.play.replay import replay
+from tractor_sim.rules.cards import card_str
 
 ORACLE = {"policy": "oracle", "base": "expert", "worlds": 3, "rollouts": 1, "max_candidates": 8, "name": "oracle"}
 SEARCH = {**ORACLE, "policy": "search", "name": "search"}
@@ -80,14 +81,15 @@ def test_the_search_changes_the_play_and_counts_its_decisions():
 # ---------------------------------------------------------------- the decision, from Python
 
 def _state_at(seed, deal_id, decision, min_trick=0, policy="expert"):
-    """A deal stepped with ``policy`` to the first ``decision`` (LEAD/FOLLOW) of a team-0 seat at or after
-    ``min_trick``; the policy's answer is left in the ANSWER buffer, as the driver leaves it."""
+    """A deal stepped with ``policy`` to the first ``decision`` (LEAD/FOLLOW/DISCARD) of a team-0 seat at
+    or after ``min_trick`` (a burial: its first of a team-0 seat); the policy's answer is left in the
+    ANSWER buffer, as the driver leaves it."""
     state = State.new(seed=seed, deal_id=deal_id)
     while not state.over:
         turn = state.to_act()
         st = state._st
-        if (turn.seat % 2 == 0 and turn.decision == ("lead" if decision == LEAD else "follow")
-                and st[ST.S_TRICK] >= min_trick):
+        if (turn.seat % 2 == 0 and turn.decision == V.DECISIONS[decision]
+                and (decision == DISCARD or st[ST.S_TRICK] >= min_trick)):
             answer = state.answer_of(policy)
             out = st[ST.ANSWER:ST.ANSWER + CARDS]
             out[:] = 0
@@ -131,7 +133,7 @@ def _direct_rollout(state, seat, decision, play, world, rollout, held=KS.SELECTI
     st, ws = state._st.copy(), tuple(a.copy() for a in state._ws)
     for s in range(SEATS):
         ws[2][s, 0] = KS.rollout_stream(np.uint64(st[ST.S_SEED]), st[ST.S_KEY_A], st[ST.S_KEY_B],
-                                        KS.decision_index(st), world, rollout, s, held)
+                                        KS.decision_index(st, decision), world, rollout, s, held)
     st[ST.ANSWER:ST.ANSWER + CARDS] = play
     err = np.zeros(PH.ERR_SIZE, np.int64)
     assert PH.apply(st, ws, state._enc, err, NOLOG, np.int64(decision), np.int64(play.sum())) == PH.ERR_NONE
@@ -139,9 +141,9 @@ def _direct_rollout(state, seat, decision, play, world, rollout, held=KS.SELECTI
     return KS.outcome(st[ST.RESULT:], seat % 2)
 
 
-@pytest.mark.parametrize("decision", [LEAD, FOLLOW])
+@pytest.mark.parametrize("decision", [LEAD, FOLLOW, DISCARD])
 def test_one_candidates_value_is_the_mean_of_its_direct_rollouts(decision):
-    state, seat = _state_at(31, 4, decision, min_trick=3)
+    state, seat = _first_state(decision)
     cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
     cands[0] = state._st[ST.ANSWER:ST.ANSWER + CARDS]
     worlds, rollouts = 3, 2
@@ -180,6 +182,47 @@ def test_the_search_leaves_the_base_answer_only_for_a_clear_gain():
     assert KS.chosen_candidate(values, 3) == 2  # the play: the highest lower bound above 0
     values[2, KS.CV_GAIN] = values[2, KS.CV_LEVELS] = 0.0
     assert KS.chosen_candidate(values, 3) == 0  # no clear gain: the base policy's answer
+
+
+def _first_state(decision, seed=31, min_trick=3):
+    """The first deal from ``seed`` with ``decision`` at a team-0 seat (a team-1 starter buries)."""
+    for deal_id in range(4, 40):
+        try:
+            return _state_at(seed, deal_id, decision, min_trick=min_trick)
+        except AssertionError:
+            continue
+    raise AssertionError("no such decision in 36 deals")
+
+
+def test_burial_candidates_are_legal_distinct_and_one_swap_from_the_base():
+    """The burial's candidates (kernels.candidates.burial_candidates): the base burial first, then
+    distinct burials of the kitty's size from the starter's cards, each one swap away from it, the
+    ones that take the most points out of the kitty first."""
+    for seed in (1, 2, 3):
+        state, seat = _first_state(DISCARD, seed=seed)
+        cands = np.zeros((KC.MAX_CANDIDATES, CARDS), np.int64)
+        cands[0] = base = state._st[ST.ANSWER:ST.ANSWER + CARDS].copy()
+        n = KS.list_candidates(state._st, state._ws, state._enc, seat, DISCARD, 12, cands)
+        assert n == 12 and len({tuple(r) for r in cands[:n]}) == n and (cands[0] == base).all()
+        for row in cands[1:n]:
+            assert np.abs(row - base).sum() == 2  # one card out of the kitty, one in
+            assert state.is_legal([card_str(c) for c in range(CARDS) for _ in range(int(row[c]))])
+        points = [int((cands[i] * KC.POINTS).sum()) for i in range(1, n)]
+        assert points[0] == min(points)  # the first swap moves the most points out of the kitty
+
+
+def test_the_search_on_the_burial_only():
+    """``decisions = ["discard"]``: the search takes the burials of its team's starters and nothing
+    else (at most one searched decision per deal), and its name says so."""
+    pol = {**ORACLE, "decisions": ["discard"], "name": None}
+    pol.pop("name")
+    assert S.parse(pol)[2] == "oracle:expert:3[discard]"
+    spec = engine.plan_chunks([(pol, "expert")], n=6, seed=9, duplicate=False)[0]
+    result = engine.run_chunk(spec)
+    starters = int((result.deals["starter"] % 2 == 0).sum())
+    assert 0 < result.extra["decisions"] <= starters
+    with pytest.raises(S.SearchSpecError, match="decisions"):
+        S.parse({**ORACLE, "decisions": ["bid"]})
 
 
 def test_candidates_are_legal_and_distinct():
@@ -279,7 +322,7 @@ def test_analyze_end_to_end(tmp_path):
     result = A.run("expert", deals=2, seed=4, worlds=3)
     frame = result["decisions"]
     assert result["source"] == "sampled"
-    assert len(frame) > 50 and set(frame["decision"]) == {"lead", "follow"}
+    assert len(frame) > 50 and set(frame["decision"]) == {"discard", "lead", "follow"}
     # in-sample: the same rollouts for the play and the best, never below 0, in either kind of world
     assert (frame["insample_regret_levels"] >= 0).all() and (frame["true_insample_regret_levels"] >= 0).all()
     # held-out: other worlds value the selection, which can lose there; exactly 0 when it is the play

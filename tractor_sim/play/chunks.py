@@ -134,10 +134,7 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
                     extra) -> int:
     """play_chunk's call for a chunk with a search policy (kernels.search_play, compiled only for such
     runs); adds the decisions searched, the rollouts and any analysis rows to ``extra``."""
-    import importlib
-
-    KS = importlib.import_module(game.package.__name__ + ".kernels.search")
-    SPL = importlib.import_module(game.package.__name__ + ".kernels.search_play")
+    KS, SPL = game.kernel("search"), game.kernel("search_play")
 
     settings = np.zeros((2, KS.SS_FIELDS), dtype=np.int64)
     recording = False

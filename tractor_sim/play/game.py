@@ -36,6 +36,7 @@ stepping it with the policies' own answers gives the engine's records.
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -72,6 +73,11 @@ class Game:
     @property
     def kernels(self):
         return self.package.kernels
+
+    def kernel(self, name: str):
+        """A kernel module of this size's package by name (``"sampler"``, ``"search_play"``), imported
+        on first use: the modules a run does not need are not compiled."""
+        return importlib.import_module(f"{self.package.__name__}.kernels.{name}")
 
     @property
     def dims(self):
@@ -622,7 +628,7 @@ class State:
         unless it buried it) dealt again, uniformly among the deals consistent with what it knows, and
         ready to be played on (kernels.sampler: what it reads, why it is exact).  Worlds exist from the
         kitty exchange until the deal is over; ValueError outside."""
-        SM, D = self._k.sampler, self._k.deal
+        SM, D = self.game.kernel("sampler"), self._k.deal
         if seat not in range(self._d.SEATS):
             raise ValueError(f"seat must be 0..{self._d.SEATS - 1}, got {seat}")
         world, wws = D.new_state(), D.new_workspace(self._enc)

@@ -25,13 +25,14 @@ from tractor_sim.rules.cards import (
 )
 from tractor_sim.rules import sizes
 from tractor_sim.play.game import Game
-from tractor_sim.core.kernels import combos as K
+from tractor_sim.core.kernels import combos
 from tractor_sim.core.kernels import declare as D
 from tractor_sim.core.kernels.view import MAX_BID
 from tractor_sim.core.kernels.order import TRUMP
 from tractor_sim.rules.options import R_RANK_TRUMPS_NT, Rules, as_rules
 
-KIND_NAMES = {K.KIND_SINGLE: "single", K.KIND_PAIR: "pair", K.KIND_TRACTOR: "tractor", K.KIND_THROW: "throw"}
+KIND_NAMES = {combos.KIND_SINGLE: "single", combos.KIND_PAIR: "pair", combos.KIND_TRACTOR: "tractor",
+              combos.KIND_THROW: "throw"}
 TUPLE_NAMES = {1: "single", 2: "pair", 3: "triple", 4: "quadruple"}
 SUIT_NAMES = {0: "spades", 1: "hearts", 2: "diamonds", 3: "clubs", TRUMP: "trumps"}
 
@@ -156,19 +157,19 @@ def _counts(cards: list[int], field: str, size=sizes.STANDARD) -> np.ndarray:
         raise RefereeError(f"{field}: {e}") from None
 
 
-def _unit_size(K, units, i) -> int:
+def _unit_size(combos, units, i) -> int:
     """Copies of the card at each position of unit i (1 single, 2 pair, 3 triple, 4 quadruple)."""
-    if K.DECKS > K.PAIR:
-        return int(units[i, K.UNIT_SIZE])
-    return 2 if units[i, K.UNIT_PAIRS] > 0 else 1
+    if combos.DECKS > combos.PAIR:
+        return int(units[i, combos.UNIT_SIZE])
+    return 2 if units[i, combos.UNIT_PAIRS] > 0 else 1
 
 
-def _decompose(counts, tt, K=K):
-    units, ucards = K.new_units()
-    nu = K.decompose(counts, tt, units, ucards)
+def _decompose(counts, tt, combos=combos):
+    units, ucards = combos.new_units()
+    nu = combos.decompose(counts, tt, units, ucards)
     out = []
     for i in range(nu):
-        k, m = int(units[i, K.UNIT_PAIRS]), _unit_size(K, units, i)
+        k, m = int(units[i, combos.UNIT_PAIRS]), _unit_size(combos, units, i)
         cards = [int(ucards[i, j]) for j in range(max(k, 1)) for _ in range(m)]
         out.append({"type": "tractor" if k > 1 else TUPLE_NAMES[m], "cards": cards})
     return units, ucards, nu, out
@@ -176,24 +177,24 @@ def _decompose(counts, tt, K=K):
 
 def _kind_name(info) -> str:
     """The lead's kind; a one-tuple lead by its size (pair, triple, quadruple)."""
-    return info["parts"][0]["type"] if info["kind"] == K.KIND_PAIR else KIND_NAMES[info["kind"]]
+    return info["parts"][0]["type"] if info["kind"] == combos.KIND_PAIR else KIND_NAMES[info["kind"]]
 
 
-def _lead_info(counts, tt, field="lead", K=K):
-    suit = K.combo_suit(counts, tt)
+def _lead_info(counts, tt, field="lead", combos=combos):
+    suit = combos.combo_suit(counts, tt)
     if suit == -1:
         raise RefereeError(f"{field}: no cards")
     if suit == -2:
         raise RefereeError(f"{field}: a lead must be of one effective suit (all trumps or one plain suit)")
-    units, ucards, nu, parts = _decompose(counts, tt, K)
-    kind = K.kind_of(units, nu)
-    largest = max(units[i, K.UNIT_NCARDS] for i in range(nu))
-    longest = max(units[i, K.UNIT_PAIRS] for i in range(nu))
+    units, ucards, nu, parts = _decompose(counts, tt, combos)
+    kind = combos.kind_of(units, nu)
+    largest = max(units[i, combos.UNIT_NCARDS] for i in range(nu))
+    longest = max(units[i, combos.UNIT_PAIRS] for i in range(nu))
     return {
         "suit": int(suit),
         "kind": kind,
         "n": int(counts.sum()),
-        "pairs": int(K.total_pairs(units, nu)),
+        "pairs": int(combos.total_pairs(units, nu)),
         "largest": int(largest),
         "longest_tractor": int(longest),
         "units": units,
@@ -224,30 +225,30 @@ def legal_follow(hand, lead, play, trump, rules=None, game=None) -> bool:
     size = game_size(game)
     rules = as_rules(rules)
     tt = table_for(trump, rules, size)
-    K_ = _kernels(size).combos
-    info = _lead_info(_counts(_cards(lead, "lead"), "lead", size), tt, "lead", K_)
+    sized = _kernels(size).combos
+    info = _lead_info(_counts(_cards(lead, "lead"), "lead", size), tt, "lead", sized)
     h = _counts(_cards(hand, "hand"), "hand", size)
     p = _counts(_cards(play, "play"), "play", size)
-    return _follow_verdict(h, p, info, tt, rules, K_)[0]
+    return _follow_verdict(h, p, info, tt, rules, sized)[0]
 
 
-def _follow_verdict(h, p, info, tt, rules, K_):
+def _follow_verdict(h, p, info, tt, rules, sized):
     """(legal, why) for the play ``p`` from the hand ``h`` (count vectors) to a lead of ``info``."""
-    ok = bool((p <= h).all()) and bool(K_.follow_ok(h, p, int(p.sum()), info["suit"], info["n"], info["pairs"],
+    ok = bool((p <= h).all()) and bool(sized.follow_ok(h, p, int(p.sum()), info["suit"], info["n"], info["pairs"],
                                                     info["kind"], info["units"], info["nu"], tt, rules.encode()))
-    if K_.DECKS > K_.PAIR:
-        return ok, _why_follow_tuples(ok, h, p, info, tt, K_)
+    if sized.DECKS > sized.PAIR:
+        return ok, _why_follow_tuples(ok, h, p, info, tt, sized)
     return ok, _why_follow(ok, h, p, info, tt, rules)
 
 
-def _why_follow_tuples(ok, hand, play, info, tt, K_) -> str:
+def _why_follow_tuples(ok, hand, play, info, tt, sized) -> str:
     """_why_follow with 3 or 4 decks: the suit rule, then RULES.md 9.3's tuples as a whole."""
     name = SUIT_NAMES[info["suit"]]
     if (play > hand).any():
         return "plays cards it does not hold"
     if play.sum() != info["n"]:
         return f"plays {int(play.sum())} cards to a lead of {info['n']}"
-    held, played = K_.suit_count(hand, tt, info["suit"]), K_.suit_count(play, tt, info["suit"])
+    held, played = sized.suit_count(hand, tt, info["suit"]), sized.suit_count(play, tt, info["suit"])
     if played < min(held, info["n"]):
         return f"holds {held} {name} but plays only {played} of them"
     if not ok:
@@ -267,14 +268,14 @@ def _why_follow(ok, hand, play, info, tt, rules) -> str:
         return "plays cards it does not hold"
     if play.sum() != info["n"]:
         return f"plays {int(play.sum())} cards to a lead of {info['n']}"
-    held, played = K.suit_count(hand, tt, s), K.suit_count(play, tt, s)
+    held, played = combos.suit_count(hand, tt, s), combos.suit_count(play, tt, s)
     if played < min(held, info["n"]):
         return f"holds {held} {name} but plays only {played} of them"
-    need = min(info["pairs"], K.suit_pairs(hand, tt, s))
-    got = K.suit_pairs(play, tt, s)
+    need = min(info["pairs"], combos.suit_pairs(hand, tt, s))
+    got = combos.suit_pairs(play, tt, s)
     if got < need:
         return f"must play {need} pair(s) of {name} but plays {got}"
-    if not ok and info["kind"] == K.KIND_THROW:
+    if not ok and info["kind"] == combos.KIND_THROW:
         return f"must answer the throw's tractors with tractors of {name} (shape first)"
     if not ok:
         return f"holds a tractor of {name} and must play it"
@@ -297,7 +298,7 @@ def trick(plays, trump, hands=None, leader=0, declarers=None, rules=None, explai
     rules, size = as_rules(rules), game_size(game)
     enc = rules.encode()
     tt = table_for(trump, rules, size)
-    K_ = _kernels(size).combos
+    sized = _kernels(size).combos
     n_seats, copies = size.players, size.decks
     if not isinstance(plays, (list, tuple)) or not 1 <= len(plays) <= n_seats:
         raise RefereeError(f"plays: expected 1 to {n_seats} card lists in playing order")
@@ -318,20 +319,20 @@ def trick(plays, trump, hands=None, leader=0, declarers=None, rules=None, explai
             if (play_counts[i] > hand_counts[seat]).any():
                 bad = card_str(int(np.argmax(play_counts[i] > hand_counts[seat])))
                 raise RefereeError(f"plays[{i}]: seat {seat} plays {bad}, which is not in hands[{seat}]")
-    info = _lead_info(play_counts[0], tt, "plays[0]", K_)
+    info = _lead_info(play_counts[0], tt, "plays[0]", sized)
     result: dict = {"lead": None}
     notes: list[str] = []
     lead_counts = play_counts[0]
-    if info["kind"] == K.KIND_THROW:
+    if info["kind"] == combos.KIND_THROW:
         throw = {"ok": None, "blocked_by": None, "forced": [], "penalty": 0}
         if hand_counts is not None:
             others = np.array(hand_counts, dtype=np.int64)
             res = np.zeros(4, dtype=np.int64)
-            K_.check_throw(lead_counts, others, leader, side, tt, enc, info["units"], info["ucards"], info["nu"], res)
+            sized.check_throw(lead_counts, others, leader, side, tt, enc, info["units"], info["ucards"], info["nu"], res)
             throw["ok"] = bool(res[0])
             if not res[0]:
                 forced = np.zeros(54, dtype=np.int64)
-                K_.unit_counts(info["units"], info["ucards"], int(res[2]), forced)
+                sized.unit_counts(info["units"], info["ucards"], int(res[2]), forced)
                 # the forced part's cards high to low, as classify lists a unit
                 throw.update(blocked_by=int(res[1]), penalty=int(res[3]),
                              forced=_strs(info["parts"][int(res[2])]["cards"]))
@@ -339,7 +340,7 @@ def trick(plays, trump, hands=None, leader=0, declarers=None, rules=None, explai
                              f"{' '.join(throw['forced'])}, which must be led instead; "
                              f"penalty {abs(int(res[3]))} points")
                 lead_counts = forced
-                info = _lead_info(forced, tt, "lead", K_)
+                info = _lead_info(forced, tt, "lead", sized)
         result["throw"] = throw
     result["lead"] = {"kind": _kind_name(info), "units": [_strs(u["cards"]) for u in info["parts"]]}
     legal: list = [True if hand_counts is not None else None]
@@ -349,14 +350,14 @@ def trick(plays, trump, hands=None, leader=0, declarers=None, rules=None, explai
             ok = False if play_counts[i].sum() != info["n"] else None
             why = "wrong number of cards" if ok is False else "no hand given: legality unknown"
         else:
-            ok, why = _follow_verdict(hand_counts[seat], play_counts[i], info, tt, rules, K_)
+            ok, why = _follow_verdict(hand_counts[seat], play_counts[i], info, tt, rules, sized)
         legal.append(ok)
         notes.append(f"seat {seat}: " + ("legal, " if ok else "illegal, " if ok is False else "") + why)
     all_plays = np.zeros((n_seats, 54), dtype=np.int64)
     all_plays[0] = lead_counts
     for i in range(1, len(plays)):
         all_plays[i] = play_counts[i]
-    w = int(K_.trick_winner(all_plays, len(plays), tt))
+    w = int(sized.trick_winner(all_plays, len(plays), tt))
     result["legal"] = legal
     result["winner"] = seats[w]
     points = _kernels(size).scoring.card_points
@@ -371,10 +372,10 @@ def _why_winner(w, seats, info, plays, nplays, tt) -> str:
     kind = _kind_name(info)
     lead_suit = SUIT_NAMES[info["suit"]]
     if w == 0:
-        if info["kind"] == K.KIND_THROW:
+        if info["kind"] == combos.KIND_THROW:
             return f"seat {seats[0]} wins: nobody ruffed the throw with the same arrangement in trumps"
         return f"seat {seats[0]} wins: no later play is a higher {kind} of {lead_suit} or of trumps"
-    suit = K.combo_suit(plays[w], tt)
+    suit = combos.combo_suit(plays[w], tt)
     how = "ruffs with trumps" if suit == TRUMP and info["suit"] != TRUMP else f"plays the highest {kind}"
     return f"seat {seats[w]} wins: {how} ({' '.join(_strs(np.repeat(np.arange(54), plays[w])))})" + (
         "; equal cards go to the earlier play" if nplays > 2 else "")
@@ -414,7 +415,7 @@ def level_change(opponents_points, rules=None, levels=None, declaring_team=0, ga
     """The level-table verdict for the opponents' total.
 
     With ``levels`` (the two teams' levels before the deal, as ranks such as
-    ["K", "5"] or numbers 0..12) and ``declaring_team``, also the levels
+    ["combos", "5"] or numbers 0..12) and ``declaring_team``, also the levels
     after it, where the rule ``must_defend`` may stop the winners' climb;
     ``levels`` then counts the levels really gained.  ``game``: the size,
     whose decks set the rows' width (RULES.md 9.9); in Finding Friends see
@@ -438,7 +439,7 @@ def level_change(opponents_points, rules=None, levels=None, declaring_team=0, ga
     }
     if levels is not None:
         if not isinstance(levels, (list, tuple)) or len(levels) != 2:
-            raise RefereeError("levels: expected the two teams' levels, e.g. [\"K\", \"5\"]")
+            raise RefereeError("levels: expected the two teams' levels, e.g. [\"combos\", \"5\"]")
         if declaring_team not in (0, 1):
             raise RefereeError(f"declaring_team: expected 0 or 1, got {declaring_team!r}")
         before = [_level(x, f"levels[{i}]") for i, x in enumerate(levels)]
@@ -458,7 +459,7 @@ def friends_level_change(opponents_points, levels, landlord_team, landlord=None,
     per player, one more for a short team that wins) and the next landlord."""
     rules = as_rules(rules)
     if not isinstance(levels, (list, tuple)):
-        raise RefereeError("levels: expected a level per seat, e.g. [\"2\", \"5\", \"2\", \"2\", \"K\"]")
+        raise RefereeError("levels: expected a level per seat, e.g. [\"2\", \"5\", \"2\", \"2\", \"combos\"]")
     size = game_size(game if game is not None else {"players": len(levels), "teams": "friends"})
     if size.teams != "friends":
         raise RefereeError('game: teams must be "friends" here; tractor teams: level_change')

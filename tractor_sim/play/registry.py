@@ -457,9 +457,10 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
     """
     load_builtins()
     if search.is_search(spec):
-        if package is not None:
-            raise StrategyError("the search plays games of 4 players and 2 decks only")
-        return _resolve_search(spec)
+        if package is not None and package.size.FINDING_FRIENDS:
+            raise StrategyError("the search plays tractor games (two fixed teams); in Finding Friends, with a "
+                                "level per player, its driver is not built")
+        return _resolve_search(spec, package)
     if isinstance(spec, Policy):
         base, extra, name = spec, {}, spec.name
     elif isinstance(spec, str):
@@ -522,13 +523,14 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
     )
 
 
-def _resolve_search(spec) -> ResolvedPolicy:
-    """A search policy (tractor_sim.play.search): its base policy's functions, with the search's settings."""
+def _resolve_search(spec, package=None) -> ResolvedPolicy:
+    """A search policy (tractor_sim.play.search): its base policy's functions (compiled for ``package``'s
+    size), with the search's settings."""
     try:
         base, settings, name = search.parse(spec)
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
-    resolved = resolve_policy(base)
+    resolved = resolve_policy(base, package)
     if settings.source == "sampled" and not search.SAMPLER_READY:
         raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
@@ -536,6 +538,8 @@ def _resolve_search(spec) -> ResolvedPolicy:
                   "rollouts": settings.rollouts, "max_candidates": settings.max_candidates, "name": name}
     if settings.record:
         spec_table["record"] = True
+    if settings.decisions != search.SEARCHABLE:
+        spec_table["decisions"] = list(settings.decisions)
     return ResolvedPolicy(name, resolved.functions, resolved.params, resolved.strategies, resolved.param_names,
                           spec_table, resolved.sources, settings)
 

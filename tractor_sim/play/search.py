@@ -1,16 +1,20 @@
 """The search policies by name: ``search`` (sampled worlds) and ``oracle`` (the true deal, cheating).
 
-A search policy is a base policy plus a budget: at every lead and follow of
-its seats the compiled search (kernels.search, driven by
-kernels.search_play) rolls each candidate play out to the end of the deal
-with the base policy at every seat, in ``worlds`` worlds x ``rollouts``
-rollouts, and plays the best mean; the base policy declares, buries and
-bids.  It is written wherever a policy is:
+A search policy is a base policy plus a budget: at every burial, lead and
+follow of its seats (``decisions``) the compiled search (kernels.search,
+driven by kernels.search_play) rolls each candidate out to the end of the
+deal with the base policy at every seat, in ``worlds`` worlds x
+``rollouts`` rollouts, and plays the best (kernels.search.chosen_candidate);
+the base policy declares, bids and calls.  A burial's candidates are the base
+policy's and the burials one swap away from it (kernels.candidates).  It is
+written wherever a policy is:
 
 * a name: ``search``, ``search:BASE``, ``search:BASE:WORLDS``,
   ``search:BASE:WORLDS:ROLLOUTS`` (``oracle`` alike);
 * a table: ``{policy = "search", base = "expert", worlds = 32, rollouts = 1}``
-  (also ``max_candidates``; ``base`` may be a policy table).
+  (also ``max_candidates``, and ``decisions``, a list of the decisions
+  searched among ``discard``, ``lead`` and ``follow``, all by default;
+  ``base`` may be a policy table).
 
 ``oracle`` is the same search given the true deal instead of sampled
 worlds: it sees every hand and the kitty, so it cheats; it is the upper
@@ -23,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tractor_sim.core.kernels.view import DECISIONS
+
 SEARCH = "search"
 ORACLE = "oracle"
 KINDS = (SEARCH, ORACLE)
@@ -31,7 +37,8 @@ DEFAULT_WORLDS = 32
 DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
-TABLE_KEYS = ("policy", "name", "base", "worlds", "rollouts", "max_candidates", "record")
+TABLE_KEYS = ("policy", "name", "base", "worlds", "rollouts", "max_candidates", "record", "decisions")
+SEARCHABLE = ("discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
 
 
 class SearchSpecError(ValueError):
@@ -47,6 +54,7 @@ class SearchSettings:
     rollouts: int = DEFAULT_ROLLOUTS
     max_candidates: int = DEFAULT_MAX_CANDIDATES
     record: bool = False  # play the base policy's own answers and record their regret (analyze)
+    decisions: tuple = SEARCHABLE  # the decisions searched
 
     @property
     def source(self) -> str:
@@ -63,6 +71,7 @@ class SearchSettings:
         row[KS.SS_SOURCE] = KS.WORLD_TRUE if self.kind == ORACLE else KS.WORLD_SAMPLED
         row[KS.SS_MAX_CAND] = self.max_candidates
         row[KS.SS_RECORD] = 1 if self.record else 0
+        row[KS.SS_DECISIONS] = sum(1 << DECISIONS.index(d) for d in self.decisions)
         return row
 
 
@@ -82,6 +91,16 @@ def _whole(value, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
         raise SearchSpecError(f"{what}: expected a whole number from {low} to {high}, got {value!r}")
     return int(value)
+
+
+def _decisions(value, where: str) -> tuple:
+    """The decisions a table's ``decisions`` names, in SEARCHABLE's order; refused when empty or unknown."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not value or any(d not in SEARCHABLE for d in value):
+        raise SearchSpecError(f"{where}: decisions: expected a non-empty list of {', '.join(SEARCHABLE)}, "
+                              f"got {value!r}")
+    return tuple(d for d in SEARCHABLE if d in value)
 
 
 def _from_name(name: str) -> dict:
@@ -119,8 +138,10 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
         max_candidates=_whole(table.get("max_candidates", DEFAULT_MAX_CANDIDATES), f"{where}: max_candidates", 2,
                               KC.MAX_CANDIDATES),
         record=bool(table.get("record", False)),
+        decisions=_decisions(table.get("decisions", SEARCHABLE), where),
     )
     base_name = base if isinstance(base, str) else base.get("name") or base.get("policy") or "custom"
     name = table.get("name") or f"{kind}:{base_name}:{settings.worlds}" + (
-        f":{settings.rollouts}" if settings.rollouts != DEFAULT_ROLLOUTS else "")
+        f":{settings.rollouts}" if settings.rollouts != DEFAULT_ROLLOUTS else "") + (
+        f"[{','.join(settings.decisions)}]" if settings.decisions != SEARCHABLE else "")
     return base, settings, name

@@ -1,6 +1,6 @@
 """``tractor-sim analyze POLICY``: where does a policy lose its levels?
 
-All four seats play POLICY on N deals.  At every lead and follow the
+All four seats play POLICY on N deals.  At every burial, lead and follow the
 compiled search (kernels.search) values the policy's own play and every
 other candidate by rollouts with POLICY at every seat, over the same worlds
 for all of them (common random numbers), and the policy's play is the one
@@ -68,7 +68,7 @@ def check_policy(policy) -> None:
 def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, rollouts: int = 1,
         max_candidates: int = S.DEFAULT_MAX_CANDIDATES, source: str | None = None, levels=(0, 0),
         declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None) -> dict:
-    """Play ``deals`` deals of POLICY at every seat and value each lead and follow (module docstring).
+    """Play ``deals`` deals of POLICY at every seat and value each burial, lead and follow (module docstring).
 
     ``source``: "sampled" (the seat's knowledge; needs the sampler) or "true" (the true deal only);
     by default sampled when the sampler is in this build.  Returns {"decisions": DataFrame, "specs",

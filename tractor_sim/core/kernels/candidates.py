@@ -21,15 +21,20 @@ short and hold no two plays that cannot lead to different outcomes.
   enumerated in canonical order up to a cap (``max_out``) and a budget of
   multisets tried (MAX_TRIED): long follows of a void hand have thousands.
 
+* **A burial**: the base policy's burial, then its neighbours: one buried
+  card swapped for one kept card, the swaps that take the most value out of
+  the kitty first (points, then trumps, then position: ``keep_value``).
+
 Only the seat's own knowledge is read: its hand, the cards played (its
 view) and what it buried, so the sampled search never looks at a hidden
 card through its candidates.
 """
 
+import numpy as np
 from numba import njit
 
 from . import combos as C
-from .order import META_NCARDS, MAX_POS, TT_EFF, TT_POS, TT_SUIT, TT_META
+from .order import META_NCARDS, MAX_POS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from .scoring import POINTS
 from .dims import CARDS, DECKS, EFF_SUITS, PAIR, SEATS
 from .unowned import stack_array
@@ -260,4 +265,38 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
             i += 1
             take[i] = -1
         # else: not enough cards left on this path; the next option at the same depth
+    return n
+
+
+@njit(cache=True, inline='always')
+def keep_value(c, tt):
+    """How much a card is worth keeping rather than burying: its points first, then being a trump,
+    then its position in its effective suit (an order for trying swaps, not a strategy)."""
+    return POINTS[c] * 4 * MAX_POS + (2 * MAX_POS if tt[TT_EFF, c] == TRUMP else 0) + tt[TT_POS, c]
+
+
+@njit(cache=True)
+def burial_candidates(hand, tt, cands, n, max_out):
+    """After the base burial in cands[0]: the burials one swap away (a buried card kept, a kept card
+    buried), the swaps that move the most keep_value out of the kitty first; returns the list's length.
+    ``hand`` holds the hand and the kitty (the starter's cards at the exchange)."""
+    base = cands[0].copy()
+    gains = np.full(CARDS * CARDS, -(1 << 40), dtype=np.int64)
+    for b in range(CARDS):
+        if base[b] == 0:
+            continue
+        for k in range(CARDS):
+            if k != b and hand[k] - base[k] > 0:
+                gains[b * CARDS + k] = keep_value(b, tt) - keep_value(k, tt)
+    order = np.argsort(-gains, kind="mergesort")  # stable: ties by card ids, the same on every machine
+    play = base.copy()
+    for i in range(order.shape[0]):
+        if n >= max_out or gains[order[i]] == -(1 << 40):
+            break
+        b, k = order[i] // CARDS, order[i] % CARDS
+        play[b] -= 1
+        play[k] += 1
+        n = _add(cands, n, play, max_out)
+        play[b] += 1
+        play[k] -= 1
     return n

@@ -30,7 +30,7 @@ from numba import njit, types
 from . import combos as C
 from .combos import TUPLE_SIZES
 from . import friends as F
-from . import knowledge as K
+from . import knowledge
 from . import publish as P
 from .bits import lowest_bit
 from .declare import JOKER_PAIR, NONE, PAIR as KIND_PAIR, SINGLE, can_declare, kitty_flip_suit
@@ -208,7 +208,7 @@ def _deal(st, arrs, ws, rules, log):
         views[v, V_META:] = 0
     hands[:] = 0
     scratch[:] = 0.0
-    K.clear(st)
+    knowledge.clear(st)
     for s in range(SEATS):
         rngs[s, 0] = stream_key(seed, key_a, key_b, P_SEAT + s + REDEAL_STREAMS * redeals)
     own = rngs[SEATS]  # the kernel's own stream: the shuffle, the first seat
@@ -405,7 +405,7 @@ def apply_declare(st, arrs, ws, rules, err, log, ans, begin_auction):
         st[S_CUR_KIND] = out[0]
         st[S_CUR_CARD] = out[1]
         st[S_CUR_COUNT] = count
-        K.shown(st, seat, out[1], count)
+        knowledge.shown(st, seat, out[1], count)
         if log.shape[0] > 1:
             log_event(log, LOG_DECLARE, seat, out[0], out[1], st[S_CUR_COUNT:S_CUR_COUNT + 1])
         n = st[S_NDECL]
@@ -514,7 +514,7 @@ def apply_bid(st, arrs, ws, rules, err, log, ans):
             log_event(log, LOG_BID, seat, value, 0, st[0:0])
     elif i < TEAMS + SEATS:
         P.to_all(views, M_SHOWN + seat, value)
-        K.shown(st, seat, value, 1)
+        knowledge.shown(st, seat, value, 1)
         if show_key(value) > st[S_BEST_SHOW]:  # the highest card; a tie: the earlier shown
             st[S_BEST_SHOW] = show_key(value)
             st[S_STARTER] = seat
@@ -541,7 +541,7 @@ def _set_trump(st, arrs, ws, rules, log):
         pass
     elif cur_kind == NONE:
         st[S_SUIT] = kitty_flip_suit(kitty, KITTY, rank)
-        K.kitty_turned_up(st, st[S_STARTER], kitty, KITTY, rank)
+        knowledge.kitty_turned_up(st, st[S_STARTER], kitty, KITTY, rank)
         st[S_SOURCE] = SRC_FLIP
     elif cur_kind == JOKER_PAIR:
         st[S_SUIT] = SUITS
@@ -708,7 +708,7 @@ def _record_play(st, views, hands, held, hpairs, seat, ids, cnts, i, k, out, tt)
         held[seat, e] -= x
         hpairs[seat, e] -= (hands[seat, c] >> PAIR_SHIFT) - ((hands[seat, c] - x) >> PAIR_SHIFT)
         hands[seat, c] -= x
-        K.played(st, seat, c, x)
+        knowledge.played(st, seat, c, x)
         P.played(views, seat, c, x)
         P.suit_counts(views, held, hpairs, seat, e)
     return points
@@ -752,7 +752,7 @@ def apply_lead(st, arrs, ws, rules, err, log, n):
             else:
                 st[S_PENALTY] += res[C.RES_PENALTY]
             forced = res[C.RES_FORCED]
-            K.throw_failed(st, leader, out, hands, res[C.RES_BLOCKED_BY], lead_suit, lead_units[forced, C.UNIT_PAIRS],
+            knowledge.throw_failed(st, leader, out, hands, res[C.RES_BLOCKED_BY], lead_suit, lead_units[forced, C.UNIT_PAIRS],
                            lead_units[forced, C.UNIT_TOP], C.unit_size(lead_units, forced), tt)
             C.unit_counts(lead_units, lead_ucards, res[C.RES_FORCED], out)
             if log.shape[0] > 1:
@@ -867,7 +867,7 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
     if k < 0 or not _follow_ok(hands, seat, held, hpairs, pid, pcnt, i, k, out, lead_suit, st[S_LEAD_N],
                                st[S_LEAD_PAIRS], kind, lead_units, nu, tt, rules):
         return fail(err, ERR_FOLLOW, seat, FOLLOW, st[S_TRICK], st[S_REDEALS], hands[seat], out)
-    K.followed(st, seat, lead_suit, held[seat, lead_suit], hpairs[seat, lead_suit], st[S_LEAD_N],
+    knowledge.followed(st, seat, lead_suit, held[seat, lead_suit], hpairs[seat, lead_suit], st[S_LEAD_N],
                st[S_LEAD_PAIRS])
     pk[i] = k
     if log.shape[0] > 1:

@@ -22,28 +22,29 @@ side (minus p when it declares).
 import numpy as np
 from numba import njit
 
-from .candidates import follow_candidates, lead_candidates
+from .candidates import burial_candidates, follow_candidates, lead_candidates
 from .deal import _restore, play_from
 from .layout import Layout
 from .phases import ERR_NONE, apply
 from .result import D_DECL_TEAM, D_GAIN, D_KEEP, D_OPP_POINTS
 from .rng import stream_key
 from .sampler import draw, prepare
-from .dims import CARDS, SEATS, TEAMS, team_of
+from .dims import CARDS, SEATS, TEAMS, TRICKS, team_of
 from .state import (
     ANSWER, ARR_LEAD_UNITS, RESULT, S_KEY_A, S_KEY_B, S_LEAD_KIND, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS, S_LEAD_SUIT,
     S_NPLAYED, S_RANK, S_SEED, S_SUIT, S_TRICK, HANDS, carve,
 )
-from .view import LEAD
+from .view import DISCARD, LEAD
 
 # A team's search settings: one int64 row per team (the driver's ``settings[team]``).
 SETTINGS = Layout("search settings", [
-    ("SS_ON", 1, "1: this team's leads and follows are searched"),
+    ("SS_ON", 1, "1: this team's decisions named in SS_DECISIONS are searched"),
     ("SS_WORLDS", 1, "worlds per decision"),
     ("SS_ROLLOUTS", 1, "rollouts per world and candidate"),
     ("SS_SOURCE", 1, "where worlds come from: WORLD_TRUE or WORLD_SAMPLED"),
     ("SS_MAX_CAND", 1, "candidates per decision, at most (the base policy's answer included)"),
     ("SS_RECORD", 1, "1: play the policy's own answer and record its regret (tractor-sim analyze)"),
+    ("SS_DECISIONS", 1, "the decisions searched: bit 1 << d for each view decision d (LEAD, FOLLOW, DISCARD)"),
 ])
 globals().update(SETTINGS.constants())
 SS_FIELDS = SETTINGS.size
@@ -81,8 +82,11 @@ def apply_answer(st, ws, rules, err, log, decision, n):
 
 
 @njit(cache=True)
-def decision_index(st):
-    """A play decision's number within the deal: trick x seats + plays made to the trick."""
+def decision_index(st, decision=LEAD):
+    """A decision's number within the deal, for its streams: a play's trick x seats + plays made to
+    the trick; the burial after every play's (it comes first, but a number of its own)."""
+    if decision == DISCARD:
+        return TRICKS * SEATS + DISCARD
     return st[S_TRICK] * SEATS + st[S_NPLAYED]
 
 
@@ -105,16 +109,16 @@ def prepare_worlds(st, ws, seat, source, sampler_work):
 
 
 @njit(cache=True)
-def make_world(st, ws, source, world, wst, wws, sampler_work, rng, held):
+def make_world(st, ws, source, world, wst, wws, sampler_work, rng, held, index):
     """Write world number ``world`` of the current decision into (wst, wws): the one place a search
     gets its worlds.  WORLD_TRUE copies the true deal (views, scratch and streams too); WORLD_SAMPLED
     draws a deal consistent with the seat's knowledge (kernels.sampler.draw, after prepare_worlds),
-    from the stream (seed, deal, held + P_WORLD + decision index x MAX_WORLDS + world)."""
+    from the stream (seed, deal, held + P_WORLD + ``index`` (decision_index) x MAX_WORLDS + world)."""
     if source == WORLD_TRUE:
         _restore(wst, wws, st, ws)
         return True
     rng[0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B],
-                        held + P_WORLD + decision_index(st) * MAX_WORLDS + world)
+                        held + P_WORLD + index * MAX_WORLDS + world)
     return draw(st, ws, sampler_work, rng, wst, wws) != 0
 
 
@@ -139,6 +143,8 @@ def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
     for c in range(CARDS):
         cands[0, c] = st[ANSWER + c]
     limit = min(max_cand, cands.shape[0])
+    if decision == DISCARD:
+        return burial_candidates(hand, tt, cands, 1, limit)
     if decision == LEAD:
         return lead_candidates(hand, views[seat], tt, cands, 1, limit)
     return follow_candidates(hand, views[seat], tt, st[S_LEAD_SUIT], st[S_LEAD_N], st[S_LEAD_PAIRS], st[S_LEAD_KIND],
@@ -155,7 +161,7 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
     seed = np.uint64(st[S_SEED])
     key_a = st[S_KEY_A]
     key_b = st[S_KEY_B]
-    index = decision_index(st)
+    index = decision_index(st, decision)
     _, _, rngs, _ = rws
     for c in range(ncand):
         for f in range(CV_FIELDS):
@@ -164,7 +170,7 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
     if not prepare_worlds(st, ws, seat, source, sampler_work):
         return -1
     for w in range(worlds):
-        if not make_world(st, ws, source, w, wst, wws, sampler_work, rng, held):
+        if not make_world(st, ws, source, w, wst, wws, sampler_work, rng, held, index):
             return -1
         base_total = 0.0  # the base policy's answer's total in this world (candidate 0 comes first)
         for c in range(ncand):

@@ -5,8 +5,8 @@ a strategy: it needs the true state (the omniscient search reads it all; the
 sampled one reads only the seat's knowledge from it, kernels.sampler) and
 the base policy's functions for its rollouts.  This second driver is
 ``deal._drive`` with one step added: for a seat whose team's settings
-(kernels.search SETTINGS) have SS_ON, at a lead or follow, the base
-policy's answer is taken as the first candidate, and kernels.search
+(kernels.search SETTINGS) have SS_ON, at a decision its SS_DECISIONS names
+(a lead, a follow, the burial), the base policy's answer is taken as the first candidate, and kernels.search
 evaluates every candidate and puts the best in the answer buffer (or, with
 SS_RECORD, keeps the policy's answer and writes an analysis row: the
 policy's value against the best, ``tractor-sim analyze``).
@@ -33,7 +33,7 @@ from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
 from .scoring import match_winner
 from .search import (
     CV_FIELDS, CV_LEVELS, CV_N, CV_POINTS, P_HELDOUT, SELECTION, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS,
-    SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
+    SS_DECISIONS, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
 )
 from .candidates import MAX_CANDIDATES
 from .sampler import new_work as new_sampler_work
@@ -59,7 +59,8 @@ HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and t
 # policy's play and that selection are valued again on an independent set (AR_*HELD_*: unbiased).
 RECORD = Layout("analysis row", [
     ("AR_DEAL", 1, "the deal id (match mode: match id x 1000 + deal in match)"),
-    ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD or view.FOLLOW"), ("AR_TRICK", 1, "0-based"),
+    ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD, view.FOLLOW or view.DISCARD"),
+    ("AR_TRICK", 1, "0-based (-1 or below: before the first trick)"),
     ("AR_CANDIDATES", 1, "candidates valued (1: the play was forced, nothing rolled out)"),
     ("AR_ROLLOUTS", 1, "rollouts per candidate and source"),
     ("AR_CHOSEN_LEVELS", 1, "the policy's play: mean levels, in the settings' worlds,"),
@@ -115,7 +116,7 @@ def _record_values(record, values, best, chosen_levels, chosen_points, best_leve
 
 @njit(cache=True)
 def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, counters, records, deal_id):
-    """The search at the seat's lead or follow, its base answer in the ANSWER buffer: the best
+    """The search at the seat's lead, follow or burial, its base answer in the ANSWER buffer: the best
     candidate replaces it (or, with SS_RECORD, it stays and an analysis row is written).  Returns
     ERR_NONE, or -1 when a world could not be made."""
     wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
@@ -235,7 +236,8 @@ def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, cou
             n = fns[base + CALL](v, p, r, m, answer)
         else:
             n = fns[base + BID](v, p, r, m, answer)
-        if settings[team, SS_ON] != 0 and (decision == LEAD or decision == FOLLOW):
+        if settings[team, SS_ON] != 0 and (settings[team, SS_DECISIONS] >> decision) & 1 != 0 \
+                and (decision == LEAD or decision == FOLLOW or decision == DISCARD):
             roll_fns = (fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD], fns[base + FOLLOW], fns[base + BID],
                         fns[base + CALL], fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD],
                         fns[base + FOLLOW], fns[base + BID], fns[base + CALL])
