@@ -18,8 +18,8 @@ from tractor_sim.report import plots
 
 
 def _pm(mean: float, half: float) -> str:
-    """'0.12 ± 0.03' with as many decimals as the uncertainty's first digit needs."""
-    d = max(1, -math.floor(math.log10(half))) if half > 0 else 3
+    """'0.123 ± 0.034': two significant digits of the uncertainty."""
+    d = max(1, 1 - math.floor(math.log10(half))) if half > 0 else 3
     return f"{mean:+.{d}f} ± {half:.{d}f}"
 
 
@@ -194,7 +194,7 @@ def blocks(r: dict, run_dir: Path, csv: str = "ratings.csv") -> list[tuple]:
                 "[unadjusted 95% CI]": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(table["low"], table["high"])],
                 "p (Holm)": table["p_holm"].map(_p),
                 "resolved": table["resolved"].map(lambda v: "yes" if v else "no"),
-                "head to head ± 1.96 se": [f"{_pm(m, 1.96 * s)}" if np.isfinite(m) else "did not meet"
+                "head to head ± 1.96 se (unadjusted)": [f"{_pm(m, 1.96 * s)}" if np.isfinite(m) else "did not meet"
                                            for m, s in zip(table["head_to_head"], table["head_to_head_se"])],
                 "off the fit (se)": table["fit_z"].map(lambda z: f"{z:+.1f}" if np.isfinite(z) else ""),
             }))]
@@ -216,10 +216,10 @@ def head_to_head(r: dict) -> pd.DataFrame:
         var_pair = m.se ** 2 * m.pairs
         needed = m.pairs * r["unpaired"].get(m.matchup, math.nan) / var_pair if var_pair > 0 else math.inf
         rows.append({"matchup": m.matchup, "A": m.a, "B": m.b, "pairs": f"{m.pairs:,}", "deals": f"{deals:,}",
-                     "A's net levels / deal [95% CI]": _ci(m.observed, m.observed - tq * m.se,
+                     "A's net levels / deal [unadjusted 95% CI]": _ci(m.observed, m.observed - tq * m.se,
                                                            m.observed + tq * m.se, 4),
-                     "p-value": _p(p) if np.isfinite(p) else "",
-                     "detectable effect (80% power)": f"{stats.min_detectable_effect(math.sqrt(var_pair), m.pairs):.4f}",
+                     "p-value (unadjusted)": _p(p) if np.isfinite(p) else "",
+                     "detectable effect (80% power, descriptive)": f"{stats.min_detectable_effect(math.sqrt(var_pair), m.pairs):.4f}",
                      "unpaired deals for same precision (descriptive)": f"{needed:,.0f}" if np.isfinite(needed) else "",
                      "gain over unpaired (descriptive)": f"{needed / deals:.1f}x" if np.isfinite(needed) else ""})
     return pd.DataFrame(rows)
