@@ -19,7 +19,7 @@ from tractor_sim.report import plots
 
 def _pm(mean: float, half: float) -> str:
     """'0.123 ± 0.034': two significant digits of the uncertainty."""
-    d = max(1, 1 - math.floor(math.log10(half))) if half > 0 else 3
+    d = max(1, 1 - math.floor(math.log10(float(f"{half:.1g}")))) if half > 0 else 3  # 0.00997 -> 0.010
     return f"{mean:+.{d}f} ± {half:.{d}f}"
 
 
