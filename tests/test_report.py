@@ -174,6 +174,7 @@ def test_match_mode_report(tmp_path):
     assert "clustered by match pair" in md
     assert {"deals_per_match.png", "level_trajectories.png"} <= {p.name for p in (run / "figures").iterdir()}
     assert "observed A win rate" in md and "match win rate" in md
+    assert "chain - observed [95% CI]" in md and "which the observed match results beside it test" in md
     assert "skipped" not in md
     summary = pd.read_csv(run / "summary.csv")
     assert summary["matches"].tolist() == [120, 120]

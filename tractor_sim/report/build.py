@@ -209,6 +209,12 @@ def _markov_table(results: list[dict], summary: pd.DataFrame) -> pd.DataFrame:
             if len(o) and not math.isnan(o["win_rate"].iloc[0]):
                 o = o.iloc[0]
                 row["observed A win rate [95% CI]"] = _ci(o["win_rate"], o["win_low"], o["win_high"])
+                # the level-independence assumption's test: chain minus observed, the two errors added as if
+                # independent (they share the deals, so this interval is conservative)
+                se = math.hypot((r["high"] - r["low"]) / 3.92, (o["win_high"] - o["win_low"]) / 3.92)
+                diff = r["win_prob"] - o["win_rate"]
+                row["chain - observed [95% CI]"] = (_ci(diff, diff - 1.96 * se, diff + 1.96 * se)
+                                                    if np.isfinite(se) else "")
                 row["observed deals / match (descriptive)"] = _num(o["deals_per_match"], 1)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -412,7 +418,8 @@ def build_report(run_dir) -> tuple[Path, Path]:
                     "policy's row distribution is estimated from the deals and assumed independent of the "
                     "levels: a deal's result is taken not to depend on the levels of the two teams (the deals "
                     "were played at the levels of this run only)" + (", which the observed match results beside it "
-                    "test" if match_mode else "; no matches were played here to test it") + ". "
+                    "test: an interval of chain - observed that excludes 0 says the levels matter" if match_mode
+                    else "; no matches were played here to test it") + ". "
                     + ("Under the auction every deal's declarers are A's team with the observed "
                                   "share. " if rules.declaring == "auction" else
                                   "First declarer 50/50, then the declarers keep the deal while they hold. ")
