@@ -47,7 +47,7 @@ def rate(deals: pd.DataFrame, confidence: float = 0.95) -> dict:
     if len(groups) > 1:
         out = []
         for names in groups:
-            mine = pairs["a"].astype(str).isin(names).to_numpy()
+            mine = pairs["a"].isin(names).to_numpy()
             sub = pairs[mine].copy()
             for c in ("matchup", "a", "b"):
                 sub[c] = sub[c].cat.remove_unused_categories()

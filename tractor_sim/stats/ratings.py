@@ -73,10 +73,11 @@ def _components(names: list[str], edges: list[tuple[int, int]]) -> list[list[str
 
 def parts(pairs: pd.DataFrame) -> list[list[str]]:
     """The connected parts of the comparison graph (policies linked by games), largest first."""
-    names = list(dict.fromkeys([*pairs["a"].astype(str), *pairs["b"].astype(str)]))
+    m = pairs.groupby("matchup", observed=True, sort=False)[["a", "b"]].first()  # one edge per matchup
+    names = list(dict.fromkeys([*m["a"].astype(str), *m["b"].astype(str)]))
     idx = {n: i for i, n in enumerate(names)}
-    edges = {(idx[str(a)], idx[str(b)]) for a, b in zip(pairs["a"], pairs["b"])}
-    return sorted(_components(names, list(edges)), key=len, reverse=True)
+    edges = [(idx[str(a)], idx[str(b)]) for a, b in zip(m["a"], m["b"])]
+    return sorted(_components(names, edges), key=len, reverse=True)
 
 
 def _codes(column: pd.Series, order: list) -> np.ndarray:
