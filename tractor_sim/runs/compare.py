@@ -83,5 +83,4 @@ def _sprt_text(r: dict) -> str:
         f"{t.low:g} (H0) against {t.high:g} (H1) levels per deal, {t.n:,} duplicate deal pairs",
         f"  {SP.verdict(t, 'A', 'B')}",
         f"  LLR {t.llr:.2f}, bounds ({t.lower_bound:.2f}, {t.upper_bound:.2f})",
-        f"  stopping-corrected estimate of A's advantage: {e['estimate']:+.4f} levels per deal "
-        f"({100 * e['confidence']:.0f}% CI {e['low']:+.4f} .. {e['high']:+.4f}, median-unbiased)"])
+        f"  stopping-corrected estimate of A's advantage: {SP.estimate_text(e)}"])

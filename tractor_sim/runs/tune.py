@@ -198,7 +198,7 @@ def write(cfg: dict, trajectory: pd.DataFrame, result: dict, out: Path, command:
              "## Result", "",
              f"**{SP.verdict(t, 'tuned', 'default')}: LLR {t.llr:.2f} in ({t.lower_bound:.2f}, "
              f"{t.upper_bound:.2f}) after {t.n:,} duplicate deal pairs; stopping-corrected estimate of tuned "
-             f"minus default {e['estimate']:+.4f} levels per deal (95% CI {e['low']:+.4f} to {e['high']:+.4f}).**",
+             f"minus default {SP.estimate_text(e)}.**",
              "", "| parameter | start | tuned |", "|---|---|---|"]
     lines += [f"| {n} | {cfg['params'][n]['start']:g} | {final[n]:.2f} |" for n in names]
     lines += ["", "## Method", "",
