@@ -251,18 +251,27 @@ def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
 
 def _resolve(spec: ChunkSpec):
     size = sizes.as_size(spec.game)
-    return resolve_policies(spec.policies, spec.modules, None if size.standard else packages.compiled_package(size))
+    return resolve_policies(spec.policies, spec.modules, None if size.standard else packages.compiled_package(size),
+                            idle=idle_decisions(spec.rules, size))
 
 
-def resolve_policies(policies, modules=(), package=None):
+def idle_decisions(rules, size) -> tuple:
+    """The decisions a chunk never reaches, whose strategies it need not compile: the bid without
+    the auction, the call outside Finding Friends."""
+    return (("bid",) if Rules.from_dict(rules).declaring != "auction" else ()) + \
+        (("call",) if size.teams != "friends" else ())
+
+
+def resolve_policies(policies, modules=(), package=None, idle=()):
     """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions) for
-    team 0's and team 1's policy specs (compiled for the size of ``package``, tractor_sim.rules.sizes)."""
+    team 0's and team 1's policy specs (compiled for the size of ``package``, tractor_sim.rules.sizes;
+    the ``idle`` decisions' functions a placeholder, registry.resolve_policy)."""
     from tractor_sim.play import registry as S
 
     S.load_builtins()
     for mod in modules:
         S.load_module(mod)
-    pols = [S.resolve_policy(p, package) for p in policies]
+    pols = [S.resolve_policy(p, package, idle) for p in policies]
     plen = max(1, max(len(p) for pol in pols for p in pol.params))
     params = np.zeros((2, len(DECISIONS), plen), dtype=np.float64)
     for team, pol in enumerate(pols):
