@@ -19,10 +19,10 @@ demo: install
 # Tiers (README "Tests"): `test` every rule and feature at a small size, over the machine's cores;
 # `test-slow` the long differential, legality and statistical runs; `test-all` both.
 test: install
-	$(PY) -m pytest -q -n auto
+	$(PY) -m pytest -q -n auto --dist loadgroup
 
 test-slow: install
-	$(PY) -m pytest -q -n auto -m slow
+	$(PY) -m pytest -q -n auto --dist loadgroup -m slow
 
 test-all: test test-slow
 
