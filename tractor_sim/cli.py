@@ -14,6 +14,7 @@ import json
 import shlex
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -291,17 +292,57 @@ def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend
     done = run_experiment(exp, out, command=command, workers=workers, backend=backend, scheduler=scheduler,
                           repair=repair, chunk_timeout=chunk_timeout,
                           progress=lambda total, skipped: _progress(quiet, total, skipped),
-                          log=None if quiet else click.echo)
+                          log=None if quiet else click.echo, compiling=lambda text: _compiling(quiet, text))
     _print_summary(done.dir / "summary.csv")
-    click.echo(f"report: {done.report[1]}")
+    md, html = done.report
+    headline = _headline(md)
+    if headline:
+        click.echo(headline)
+    click.echo(f"report: {html}\nreport: {md}")
+
+
+@contextmanager
+def _compiling(quiet, text):
+    """What a cold start is doing: a spinner with ``text`` on a terminal, else ``text`` as a line
+    on stderr (nothing under --quiet); then how long it took."""
+    if quiet:
+        yield
+        return
+    t0 = time.perf_counter()
+    if sys.stderr.isatty():
+        from rich.console import Console
+
+        with Console(stderr=True).status(text):
+            yield
+    else:
+        click.echo(text, err=True)
+        yield
+    click.echo(f"compiled in {time.perf_counter() - t0:.0f} s", err=True)
+
+
+def _headline(report_md) -> str:
+    """The headline paragraph of a report.md (its "## Headline" section), without the bold marks."""
+    try:
+        lines = Path(report_md).read_text(encoding="utf-8").splitlines()
+        start = lines.index("## Headline") + 1
+    except (OSError, ValueError):
+        return ""
+    para = []
+    for line in lines[start:]:
+        if line.startswith("#") or (not line.strip() and para):
+            break
+        if line.strip():
+            para.append(line.strip())
+    return " ".join(para).strip("*").strip()
 
 
 class _progress:
-    """A rich progress bar over chunks (deals/s and ETA); silent when not a terminal."""
+    """A rich progress bar over chunks (deals/s and ETA); silent when not a terminal.  ``warmup``:
+    the first chunk compiles, so the rate counts from its end (the play's speed, not the compile's)."""
 
-    def __init__(self, quiet, total, done):
+    def __init__(self, quiet, total, done, warmup=False):
         self.quiet = quiet or not sys.stderr.isatty()
-        self.total, self.done = total, done
+        self.total, self.done, self.warmup = total, done, warmup
 
     def __enter__(self):
         if self.quiet:
@@ -317,6 +358,10 @@ class _progress:
         self.decisions = 0
 
         def advance(n, decisions=0):
+            if self.warmup:  # the compiling chunk: the clock starts at its end
+                self.warmup, self.t0 = False, time.perf_counter()
+                self.p.update(self.task, advance=1, rate="compiled")
+                return
             self.deals += n
             self.decisions += decisions
             elapsed = max(1e-9, time.perf_counter() - self.t0)
@@ -602,7 +647,12 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     lv, rules = _levels_and_rules(levels, rules_json)
     pol = _policy_option(policy, "POLICY")
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"
-    with _progress(quiet, -(-max(1, counts["--deals"]) // A.CHUNK), 0) as advance, interruptible():
+    from tractor_sim.runs import firstrun
+
+    cold = firstrun.search_pending()
+    if cold and not quiet:
+        click.echo(cold, err=True)
+    with _progress(quiet, -(-max(1, counts["--deals"]) // A.CHUNK), 0, warmup=bool(cold)) as advance, interruptible():
         result = A.run(pol, deals=counts["--deals"], seed=seed, rules=rules, worlds=counts["--worlds"],
                        rollouts=counts["--rollouts"], max_candidates=counts["--max-candidates"], source=source,
                        levels=lv, declaring_team=declaring_team, modules=modules, progress=advance)

@@ -145,12 +145,20 @@ class Game:
         return self.error_names.get(int(code), f"error {int(code)}")
 
     # ---------------------------------------------------------------- policies and play
+    @property
+    def idle_decisions(self) -> tuple:
+        """The decisions this game never reaches, whose strategies need not compile: the bid without
+        the auction, the call outside Finding Friends."""
+        return (() if self.auction else ("bid",)) + (() if self.friends else ("call",))
+
     def resolve(self, policies, modules=()):
         """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions)
-        for team 0's and team 1's policy specs, compiled for this size."""
+        for team 0's and team 1's policy specs, compiled for this size (the idle decisions' functions
+        a placeholder: nothing of this game asks them)."""
         from tractor_sim.play.registry import resolve_policies
 
-        return resolve_policies(policies, modules, None if self.size.standard else self.package)
+        return resolve_policies(policies, modules, None if self.size.standard else self.package,
+                                self.idle_decisions)
 
     def play_chunk(self, spec, log_id: int = -1, log_rows: int | None = None):
         """Play one chunk of deals or matches (a tractor_sim.play.chunks.ChunkSpec of this game) in its

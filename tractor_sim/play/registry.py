@@ -443,9 +443,30 @@ def get_policy(name: str) -> Policy:
 _SPEC_KEYS = ("policy", "name", "params", "description") + DECISIONS
 
 
-def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
+def _idle(view, params, rng, scratch, answer):
+    """What a seat plays for a decision the run never reaches (``idle``): an answer of no cards,
+    which a kernel that did reach it refuses as an illegal play naming the policy."""
+    return 0
+
+
+_IDLE: list = []
+
+
+def idle_function():
+    """``_idle`` compiled with the strategy signature (once, a fraction of a second): it stands in for
+    the bid strategy of rules without the auction and the call strategy outside Finding Friends, so a
+    run compiles only the strategies it plays."""
+    if not _IDLE:
+        fn = numba.njit(STRATEGY_SIG, cache=True)(_idle) if not numba.config.DISABLE_JIT else _idle
+        _IDLE.append(fn)
+    return _IDLE[0]
+
+
+def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> ResolvedPolicy:
     """Turn a policy name, a Policy, or a table into compiled functions and parameter vectors
     (compiled for the game size of ``package``, tractor_sim.rules.sizes.kernels_for, if given).
+    ``idle``: decisions the run never reaches ("bid", "call"), whose functions are ``idle_function``
+    (the strategies are still named, checked and recorded; they are not compiled).
 
     Tables: {"policy": "basic", "params": {"discard.threshold": 9}} (a
     registered policy with overrides; a decision key such as "follow":
@@ -460,7 +481,7 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
         if package is not None and package.size.FINDING_FRIENDS:
             raise StrategyError("the search plays tractor games (two fixed teams); in Finding Friends, with a "
                                 "level per player, its driver is not built")
-        return _resolve_search(spec, package)
+        return _resolve_search(spec, package, idle)
     if isinstance(spec, Policy):
         base, extra, name = spec, {}, spec.name
     elif isinstance(spec, str):
@@ -510,7 +531,8 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
                 hint = _suggest(p, values) if values else " (it has no parameters)"
                 raise StrategyError(f"unknown parameter {p!r} of {d} strategy {info.name!r}{hint}")
             values[p] = v
-        functions.append(info.function if package is None else info.sized_function(package))
+        functions.append(idle_function() if d in idle else info.function if package is None
+                         else info.sized_function(package))
         vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))
         names.append(tuple(values))
         if info.source not in sources:
@@ -523,14 +545,14 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
     )
 
 
-def _resolve_search(spec, package=None) -> ResolvedPolicy:
+def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
     """A search policy (tractor_sim.play.search): its base policy's functions (compiled for ``package``'s
-    size), with the search's settings."""
+    size; ``idle`` as resolve_policy's), with the search's settings."""
     try:
         base, settings, name = search.parse(spec)
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
-    resolved = resolve_policy(base, package)
+    resolved = resolve_policy(base, package, idle)
     if settings.source == "sampled" and not search.SAMPLER_READY:
         raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
@@ -659,13 +681,14 @@ def list_policies() -> list[tuple[str, str, dict[str, Any], str]]:
     return rows
 
 
-def resolve_policies(policies, modules=(), package=None):
+def resolve_policies(policies, modules=(), package=None, idle=()):
     """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions) for
-    team 0's and team 1's policy specs, compiled for the size of ``package`` (None: 4/2)."""
+    team 0's and team 1's policy specs, compiled for the size of ``package`` (None: 4/2); the ``idle``
+    decisions' functions a placeholder (resolve_policy)."""
     load_builtins()
     for mod in modules:
         load_module(mod)
-    pols = [resolve_policy(p, package) for p in policies]
+    pols = [resolve_policy(p, package, idle) for p in policies]
     plen = max(1, max(len(p) for pol in pols for p in pol.params))
     params = np.zeros((2, len(DECISIONS), plen), dtype=np.float64)
     for team, pol in enumerate(pols):

@@ -54,6 +54,21 @@ def simulate(matchups, *, mode: str = "fixed", n: int = 1000, seed: int = 0, rul
     return to_frames(results)
 
 
+def _compile_first(spec, executor, timeout, compiling) -> None:
+    """Compile what ``spec`` plays with a one-deal chunk (dropped) under ``compiling``'s message, when
+    numba's cache does not hold its kernels; its time is kept for the next estimate."""
+    from tractor_sim.runs import firstrun
+
+    text = firstrun.pending(spec)
+    if text is None:
+        return
+    t0 = time.perf_counter()
+    with compiling(text) if compiling else nullcontext():
+        for _ in iter_results([firstrun.first_chunk(spec)], executor, timeout):
+            pass
+    firstrun.record(spec, time.perf_counter() - t0)
+
+
 @dataclass
 class RunResult:
     """What ``run_experiment`` did: the directory, its manifest, and what it resumed or repaired."""
@@ -70,7 +85,8 @@ class RunResult:
 def run_experiment(exp, out: str | Path | None = None, *, command: str = "", workers: int | None = None,
                    backend: str = "local", scheduler: str | None = None, repair: bool = False,
                    chunk_timeout: float | None = None, report: bool = True,
-                   progress: Callable | None = None, log: Callable[[str], None] | None = None) -> RunResult:
+                   progress: Callable | None = None, log: Callable[[str], None] | None = None,
+                   compiling: Callable[[str], object] | None = None) -> RunResult:
     """Run ``exp`` (an ``experiment.Experiment``, e.g. ``experiment.load(path)``) into a run directory.
 
     ``out``: the run directory (default runs/NAME).  Running it again
@@ -79,7 +95,9 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     user's strategy runs its chunks in worker processes with a time limit
     (``chunk_timeout`` seconds without a finished chunk, default
     ``sandbox.DEFAULT_CHUNK_TIMEOUT``).  ``progress(total, done)``: a context
-    manager yielding ``advance(deals, decisions)`` (the decisions a search searched).  Raises ExperimentError,
+    manager yielding ``advance(deals, decisions)`` (the decisions a search searched), entered after
+    the kernels compile (a first chunk of one deal, so its rate is the play's); ``compiling(text)``:
+    a context manager shown while they do (runs.firstrun), only when they are not cached.  Raises ExperimentError,
     StoreError/StoreRefused, SimulationError, BackendError, OSError;
     KeyboardInterrupt stops the workers too.  Finished chunks are kept in
     every case.
@@ -118,12 +136,15 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         manifest["plugins"] = plugins
         t0 = time.perf_counter()
         try:
-            with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor, \
-                    (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) as advance:
+            with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor:
                 manifest["backend"] = executor.describe() if executor else "local: in this process"
-                for result in iter_results(todo, executor, timeout):
-                    store.write(result, index)
-                    advance(len(result.deals), result.extra.get("decisions", 0))
+                if todo:
+                    _compile_first(todo[0], executor, timeout, compiling)
+                with (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) \
+                        as advance:
+                    for result in iter_results(todo, executor, timeout):
+                        store.write(result, index)
+                        advance(len(result.deals), result.extra.get("decisions", 0))
         except SimulationError as e:
             raise type(e)(f"{e}\n(the chunks finished before this one are kept in {out_dir}; "
                           "fix and run again to resume)") from None
