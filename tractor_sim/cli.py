@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, Rules, RulesError
+from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, WHOLE, Rules, RulesError
 
 
 class Failure(Exception):
@@ -185,7 +185,8 @@ def rules_cmd(option):
     click.echo("\nOptions (default, then choices):")
     for k, v in default.to_dict().items():
         choices = CHOICES.get(k)
-        kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
+        kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool)
+                                                    else f"whole number {WHOLE[k].bounds}")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
     click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
     from tractor_sim.rules.sizes import TABLES, GameSize
@@ -209,8 +210,10 @@ def strategies(modules):
     click.echo("Strategies:")
     for row in S.list_strategies():
         decision, name, params, desc = row
-        ptxt = ", ".join(f"{k}={v:g}" for k, v in params.items()) if params else ""
-        click.echo(f"  {decision:8s} {name:16s} {ptxt:28s} {desc}")
+        click.echo(f"  {decision:8s} {name:16s} {desc}")
+        info = S.get_strategy(decision, name)
+        for k, v in params.items():  # each parameter: its default and the range it is refused outside
+            click.echo(f"  {'':8s} {'':16s}   {k} = {v:g}   ({info.range_text(k)})")
     click.echo("Policies:")
     for _, name, table, desc in S.list_policies():
         parts = ", ".join(f"{k}={v}" for k, v in table.items())
@@ -439,6 +442,13 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         click.echo(f"viewer: {html_out}", err=True)
 
 
+def _dir_name(name: str) -> str:
+    """A default directory under runs/ for a name (tractor_sim.runs.experiment.dir_name: one safe component)."""
+    from tractor_sim.runs.experiment import dir_name
+
+    return dir_name(str(name))
+
+
 VIEWER_SIZE = "--html: the viewer shows games of 4 players and 2 decks; use --format text or json"
 
 
@@ -612,7 +622,7 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
         result = A.run(pol, deals=counts["--deals"], seed=seed, rules=rules, worlds=counts["--worlds"],
                        rollouts=counts["--rollouts"], max_candidates=counts["--max-candidates"], source=source,
                        levels=lv, declaring_team=declaring_team, modules=modules, progress=advance)
-    md, html_path, _ = A.write_report(result, Path(out or Path("runs") / f"analyze-{name}"), counts["--worst"])
+    md, html_path, _ = A.write_report(result, Path(out or Path("runs") / _dir_name(f"analyze-{name}")), counts["--worst"])
     click.echo(A.as_text(result))
     click.echo(f"report: {md}\nreport: {html_path}")
 
@@ -642,7 +652,7 @@ def tune(tune_file, out, quiet):
         result = T.verify(cfg, tuned)
     except ValueError as e:  # TuneError, a bad policy or parameter (StrategyError), a bad count
         _fail(str(e))
-    out_dir = Path(out or Path("runs") / cfg["name"])
+    out_dir = Path(out or Path("runs") / _dir_name(cfg["name"]))
     command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     click.echo(f"report: {T.write(cfg, trajectory, result, out_dir, command)}")
 

@@ -40,6 +40,7 @@ import numba
 import numpy as np
 
 from tractor_sim.play import search
+from tractor_sim.rules.fields import Real, shown
 from tractor_sim.core.kernels.view import DECISIONS, STRATEGY_SIG
 
 ENTRY_POINT_GROUP = "tractor_sim.strategies"  # the entry-point group installed plug-ins declare
@@ -126,6 +127,16 @@ class StrategyInfo:
     qualname: str
     source: str  # the file or module to load again to get it (for worker processes)
     lean: bool = False  # try the compile without reference counting first (see ``_lean``)
+    ranges: dict = field(default_factory=dict)  # param -> (lowest, highest) it plays legally; else any finite
+
+    def declared(self, param: str) -> Real:
+        """The declaration of parameter ``param`` (tractor_sim.rules.fields.Real): its range, or any
+        finite number when the strategy declares none."""
+        low, high = self.ranges.get(param, (-1e300, 1e300))
+        return Real(param, float(low), float(high))
+
+    def range_text(self, param: str) -> str:
+        return self.declared(param).bounds.strip() if param in self.ranges else "any finite number"
 
     @property
     def function(self):
@@ -278,10 +289,31 @@ def _params_table(params, where: str) -> dict[str, float]:
 
 
 def _number(value: Any, what: str) -> float:
-    """A parameter value as float (true/false count as 1/0, for switches)."""
-    if not isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
-        raise StrategyError(f"{what}: expected a number, got {value!r}")
-    return float(value)
+    """A parameter value as a finite float (true/false count as 1/0, for switches); the strategy's
+    declared range is checked when the policy is resolved (``resolve_policy``)."""
+    return Real("").check(value, what, StrategyError)
+
+
+def _ranges_table(ranges, table: dict, where: str) -> dict:
+    """A strategy's declared ranges {param: (lowest, highest)}: finite, ordered, of its own
+    parameters, holding their defaults."""
+    out = {}
+    if ranges is not None and not isinstance(ranges, dict):
+        raise StrategyError(f"{where}: ranges must be a table {{param: (lowest, highest)}}, got {shown(ranges)}")
+    for key, pair in dict(ranges or {}).items():
+        if key not in table:
+            raise StrategyError(f"{where}: range of {shown(key)}, which is not one of its parameters"
+                                f"{_suggest(key, table)}")
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise StrategyError(f"{where}: range of {key!r} must be (lowest, highest), got {shown(pair)}")
+        low, high = (_number(v, f"{where}: range of {key!r}") for v in pair)
+        if low > high:
+            raise StrategyError(f"{where}: range of {key!r}: lowest {low:g} above highest {high:g}")
+        if not low <= table[key] <= high:
+            raise StrategyError(f"{where}: the default of {key!r}, {table[key]:g}, is outside its range "
+                                f"{low:g} to {high:g}")
+        out[key] = (low, high)
+    return out
 
 
 _CHECKED: set[str] = set()
@@ -319,7 +351,7 @@ def drop_stale_cache(module_file: str) -> None:
 
 
 def strategy(decision: str, name: str, params: dict[str, float] | None = None, description: str = "",
-             lean: bool | None = None, boundscheck: bool | None = None) -> Callable:
+             lean: bool | None = None, boundscheck: bool | None = None, ranges: dict | None = None) -> Callable:
     """Register the decorated function as strategy ``name`` for ``decision``.
 
     The function is compiled with the strategy signature when a run first
@@ -341,6 +373,7 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
     if not isinstance(name, str) or not name:
         raise StrategyError(f"strategy name must be a non-empty string, got {name!r}")
     table = _params_table(params, f"{decision} strategy {name!r}")
+    declared = _ranges_table(ranges, table, f"{decision} strategy {name!r}")
 
     def register(fn):
         module = getattr(fn, "__module__", "") or ""
@@ -360,7 +393,7 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
         doc = description or " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
         _STRATEGIES[decision][name] = StrategyInfo(
             decision, name, compiled, table, doc, module, qualname, _SOURCES.get(module, module),
-            builtin if lean is None else lean,
+            builtin if lean is None else lean, declared,
         )
         return compiled
 
@@ -508,7 +541,7 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
             if p not in values:
                 hint = _suggest(p, values) if values else " (it has no parameters)"
                 raise StrategyError(f"unknown parameter {p!r} of {d} strategy {info.name!r}{hint}")
-            values[p] = v
+            values[p] = info.declared(p).check(v, f"policy {name!r}: parameter {d}.", StrategyError)
         functions.append(info.function if package is None else info.sized_function(package))
         vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))
         names.append(tuple(values))
@@ -556,7 +589,7 @@ def load_builtins() -> None:
     from tractor_sim.core import registry as recorded
 
     for (decision, name), r in recorded.STRATEGIES.items():
-        strategy(decision, name, r.params, r.description, r.lean, r.boundscheck)(r.fn)
+        strategy(decision, name, r.params, r.description, r.lean, r.boundscheck, r.ranges)(r.fn)
     for name, table in recorded.POLICIES.items():
         policy(name, **table, module=BUILTIN_PACKAGE + ".policies")
 
@@ -633,7 +666,8 @@ def load_sources(sources) -> None:
 
 
 def list_strategies() -> list[tuple[str, str, dict[str, float], str]]:
-    """Rows (decision, name, params with defaults, description), by decision then name."""
+    """Rows (decision, name, params with defaults, description), by decision then name (the ranges:
+    ``get_strategy(decision, name).ranges``)."""
     load_builtins()
     return [
         (d, n, dict(info.params), info.description)
