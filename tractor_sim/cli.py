@@ -112,7 +112,9 @@ def main(debug):
               help="With --record: which record of the file (0-based).")
 @click.option("--trick", "trick_no", type=click.IntRange(min=1), default=1, show_default=True,
               help="With --record: which trick (1-based).")
-def judge(file, explain, record_file, index, trick_no):
+@click.option("--no-check", is_flag=True,
+              help="With --record: do not check the record's plays against the rules first (forensics).")
+def judge(file, explain, record_file, index, trick_no, no_check):
     """Judge one trick given as JSON (FILE, or - for stdin), or a trick of a deal record.
 
     \b
@@ -130,7 +132,7 @@ def judge(file, explain, record_file, index, trick_no):
     from tractor_sim.play import referee
 
     if record_file:
-        data = _record_trick(record_file, index, trick_no)
+        data = _record_trick(record_file, index, trick_no, not no_check)
     elif file is None:
         _fail("give a trick file (FILE, or - for stdin) or --record FILE")
     else:
@@ -148,11 +150,11 @@ def judge(file, explain, record_file, index, trick_no):
     click.echo(json.dumps(out, indent=2))
 
 
-def _record_trick(path, index, trick_no) -> dict:
+def _record_trick(path, index, trick_no, check=True) -> dict:
     from tractor_sim.play import record as REC
 
     try:
-        return REC.trick_input(REC.load(path, index), trick_no)
+        return REC.trick_input(REC.load(path, index, check=check), trick_no)
     except REC.RecordError as e:
         _fail(str(e))
 
@@ -389,10 +391,13 @@ def report(run_dir):
 @click.option("--index", type=click.IntRange(min=0), default=0, show_default=True,
               help="With --record: which record of the file (0-based).")
 @click.option("--verify", is_flag=True, help="With --record: play the deal again and check every event matches.")
+@click.option("--no-check", is_flag=True,
+              help="With --record: show the record without checking its plays against the rules (forensics: a "
+                   "record with an impossible play is shown, not refused).")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False),
               help="Also write a self-contained page that steps through the deal in a browser.")
 def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, players, decks, teams,
-           fmt, record_file, index, verify, html_out):
+           fmt, record_file, index, verify, html_out, no_check):
     """Print one deal trick by trick: hands, declarations, kitty, plays, result.
 
     \b
@@ -408,9 +413,9 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     _load_strategies(modules)
     if record_file:
         try:
-            data = REC.load(record_file, index)
+            data = REC.load(record_file, index, check=not no_check)
         except ValueError as e:
-            _fail(str(e))
+            _fail(str(e) + (" (--no-check shows it anyway)" if isinstance(e, REC.ImpossibleDeal) else ""))
         if html_out and "game" in data:
             _fail(VIEWER_SIZE)
         if verify:

@@ -128,6 +128,7 @@ class StrategyInfo:
     source: str  # the file or module to load again to get it (for worker processes)
     lean: bool = False  # try the compile without reference counting first (see ``_lean``)
     ranges: dict = field(default_factory=dict)  # param -> (lowest, highest) it plays legally; else any finite
+    fn: Any = None  # the Python function registered (named in errors, compared on a second registration)
 
     def declared(self, param: str) -> Real:
         """The declaration of parameter ``param`` (tractor_sim.rules.fields.Real): its range, or any
@@ -376,13 +377,13 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
     declared = _ranges_table(ranges, table, f"{decision} strategy {name!r}")
 
     def register(fn):
+        fn = _check_signature(fn, f"{decision} strategy {name!r}")
         module = getattr(fn, "__module__", "") or ""
         qualname = getattr(fn, "__qualname__", getattr(fn, "__name__", ""))
         old = _STRATEGIES[decision].get(name)
-        if old is not None and (old.module, old.qualname) != (module, qualname):
-            raise StrategyError(
-                f"{decision} strategy {name!r} is already registered by {old.module}.{old.qualname}"
-            )
+        if old is not None and not _same_definition(old.fn, fn):
+            raise StrategyError(f"{decision} strategy {name!r} is registered twice: by {_where(old.fn)} "
+                                f"and by {_where(fn)}; give one another name")
         builtin = is_builtin(module)
         if not builtin:
             try:
@@ -393,11 +394,58 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
         doc = description or " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
         _STRATEGIES[decision][name] = StrategyInfo(
             decision, name, compiled, table, doc, module, qualname, _SOURCES.get(module, module),
-            builtin if lean is None else lean, declared,
+            builtin if lean is None else lean, declared, fn,
         )
         return compiled
 
     return register
+
+
+EXPECTED = "f(view, params, rng, scratch, out) -> int"  # the strategy signature (kernels.view.STRATEGY_SIG)
+
+
+def _plain(fn):
+    """The Python function under a numba dispatcher (or the function itself)."""
+    return getattr(fn, "py_func", fn)
+
+
+def _where(fn) -> str:
+    """A function as an error names it: module.qualname (file:line)."""
+    fn = _plain(fn)
+    name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', getattr(fn, '__name__', repr(fn)))}"
+    code = getattr(fn, "__code__", None)
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
+
+
+def _same_definition(old, new) -> bool:
+    """Whether a second registration is the first one again: the same function, the same ``def``
+    run again (a module loaded again, a function made anew by its enclosing function), or the
+    same place of a module executed anew (a file loaded again after an edit keeps its module
+    name but gets new globals). Two ``def``s in one run of a module are two definitions."""
+    if old is new or getattr(old, "__code__", None) is getattr(new, "__code__", 0):
+        return True
+    if getattr(old, "__globals__", None) is getattr(new, "__globals__", None):
+        return False  # two definitions in one module run
+    return (getattr(old, "__module__", None), getattr(old, "__qualname__", None)) == \
+        (getattr(new, "__module__", None), getattr(new, "__qualname__", None))
+
+
+def _check_signature(fn, what: str):
+    """``fn`` if it can be a strategy: a Python function (or a numba dispatcher of one) of five
+    positional parameters; else StrategyError naming it and the signature expected."""
+    plain = _plain(fn)
+    if not callable(plain) or not hasattr(plain, "__code__"):
+        raise StrategyError(f"{what}: {shown(fn)} is not a Python function; a strategy is {EXPECTED}")
+    try:
+        sig = inspect.signature(plain)
+    except (TypeError, ValueError):
+        raise StrategyError(f"{what}: cannot read the signature of {_where(plain)}; a strategy is {EXPECTED}") from None
+    kinds = [p.kind for p in sig.parameters.values()]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in sig.parameters.values() if p.kind in positional and p.default is p.empty]
+    if (len(required) != 5 or any(k not in positional for k in kinds) or len(kinds) != 5):
+        raise StrategyError(f"{what}: {_where(plain)} takes {sig}; a strategy takes five arguments: {EXPECTED}")
+    return plain
 
 
 def _nested_params(params: Any, where: str) -> dict[str, dict[str, float]]:
@@ -449,7 +497,8 @@ def policy(
     module = module or sys._getframe(1).f_globals.get("__name__", "")
     old = _POLICIES.get(name)
     if old is not None and old.module != module:
-        raise StrategyError(f"policy {name!r} is already registered by {old.module}")
+        raise StrategyError(f"policy {name!r} is registered twice: by {old.module} and by {module}; "
+                            "give one another name")
     pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module,
                  bid, call)
     _POLICIES[name] = pol

@@ -305,7 +305,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
             nrows = _play_searching(spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log,
                                     log_id, cap, extra)
         else:
-            work = M.new_chunk_work(rules)  # fresh for each call, as a call's own allocations were
+            work = M.new_chunk_work(rules, params)  # fresh for each call, as a call's own allocations were
             nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
                                  spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
                                  *D.drivers(rules))
