@@ -488,10 +488,12 @@ def export(run_dir, deal_spec, out, matchups, half):
     """
     from tractor_sim.play import record as REC
 
+    from tractor_sim.rules import files
+
     try:
-        manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
-    except (OSError, ValueError) as e:
-        _fail(f"{run_dir}: not a finished run directory: cannot read its manifest.json ({e})")
+        manifest = files.read_json(Path(run_dir) / "manifest.json", "run manifest")
+    except ValueError as e:
+        _fail(f"{e} (not a finished run directory)")
     _load_strategies(manifest.get("experiment", {}).get("strategy_modules", ()))
     try:
         records = list(REC.export(run_dir, REC.parse_ids(deal_spec), matchups=matchups or None,

@@ -589,7 +589,8 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
         for p, v in params.get(d, {}).items():
             if p not in values:
                 hint = _suggest(p, values) if values else " (it has no parameters)"
-                raise StrategyError(f"unknown parameter {p!r} of {d} strategy {info.name!r}{hint}")
+                raise StrategyError(f"policy {name!r}: parameter {d}.{p}: unknown parameter {p!r} of {d} strategy "
+                                    f"{info.name!r}{hint}")
             values[p] = info.declared(p).check(v, f"policy {name!r}: parameter {d}.", StrategyError)
         functions.append(info.function if package is None else info.sized_function(package))
         vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))

@@ -41,7 +41,19 @@ from tractor_sim.core.kernels.dims import CARDS, HAND, KITTY, PAIR, SEATS, SUITS
 from tractor_sim.rules.options import DECLARING_AUCTION, R_DECLARING, Rules, as_rules
 
 FORMAT = "tractor-sim-state"
-FORMAT_VERSION = 2  # 2: the deal state holds the public knowledge (kernels.knowledge)
+FORMAT_VERSION = 3  # 2: the deal state holds the public knowledge (kernels.knowledge); 3: sealed by a digest
+
+
+class StateError(ValueError):
+    """A state JSON that is not one this code wrote (damaged, edited, another version); the message says how."""
+
+
+def _digest(body: dict) -> str:
+    """The seal of a stored state: SHA-256 of its canonical JSON. The compiled kernels index their
+    arrays by the state's own values without bounds checks, so a state is taken back only as written."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 DECISION_NAMES = V.DECISIONS
 
 
@@ -426,32 +438,45 @@ class State:
     # ---------------------------------------------------------------- storing it
     def to_json(self) -> str:
         views, scratch, rngs, _ = self._ws
-        return json.dumps({
+        body = {
             "format": FORMAT, "version": FORMAT_VERSION, "rules": self.rules.to_dict(),
             "state": self._st.tolist(), "views": views.tolist(), "scratch": scratch.tolist(),
             "rngs": [str(int(x)) for x in rngs.ravel()],
-        })
+        }
+        return json.dumps({**body, "digest": _digest(body)})
 
     @classmethod
-    def from_json(cls, text: str) -> "State":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"a state must be JSON: {e}") from None
+    def from_json(cls, text: str | bytes, where: str = "state") -> "State":
+        """A state stored by ``to_json``, or StateError naming ``where`` (a file name) and what is wrong."""
+        from tractor_sim.rules import files
+
+        if isinstance(text, (bytes, bytearray)):
+            text = files.decode(bytes(text), where, "state JSON", StateError)
+        if not isinstance(text, str):
+            raise StateError(f"{where}: expected the JSON text of a state, got {type(text).__name__}")
+        data = files.parse_json(text, where, f"{FORMAT} object (State.to_json) in JSON", StateError, None)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"not a {FORMAT} object")
+            raise StateError(f"{where}: not a {FORMAT} object")
         if data.get("version") != FORMAT_VERSION:
-            raise ValueError(f"{FORMAT} version {data.get('version')!r}: this code reads version {FORMAT_VERSION}")
-        rules = Rules.from_dict(data["rules"])
-        ws = D.new_workspace(rules.encode())
-        st = np.array(data["state"], dtype=np.int64)
+            raise StateError(f"{where}: {FORMAT} version {data.get('version')!r}: this code reads version "
+                             f"{FORMAT_VERSION}")
+        body = {k: v for k, v in data.items() if k != "digest"}
+        if data.get("digest") != _digest(body):
+            raise StateError(f"{where}: damaged or edited: its content does not match its digest (a state is "
+                             "read back only as State.to_json wrote it)")
+        try:
+            rules = Rules.from_dict(data["rules"])
+            ws = D.new_workspace(rules.encode())
+            st = np.array(data["state"], dtype=np.int64)
+            views = np.array(data["views"], dtype=np.int64)
+            scratch = np.array(data["scratch"], dtype=np.float64)
+            rngs = np.array([int(x) for x in data["rngs"]], dtype=np.uint64).reshape(ws[2].shape)
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
+            raise StateError(f"{where}: not a state of this version ({type(e).__name__}: {e})") from None
         if st.shape != (ST.STATE_SIZE,):
-            raise ValueError(f"state: {st.shape[0]} values, expected {ST.STATE_SIZE}")
-        views = np.array(data["views"], dtype=np.int64)
-        scratch = np.array(data["scratch"], dtype=np.float64)
-        rngs = np.array([int(x) for x in data["rngs"]], dtype=np.uint64).reshape(ws[2].shape)
+            raise StateError(f"{where}: state: {st.shape} values, expected {ST.STATE_SIZE}")
         if views.shape != ws[0].shape or scratch.shape != ws[1].shape:
-            raise ValueError("views or scratch of the wrong shape")
+            raise StateError(f"{where}: views or scratch of the wrong shape")
         ws[0][...] = views
         ws[1][...] = scratch
         ws[2][...] = rngs

@@ -282,9 +282,13 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
     """
     import time
 
+    from tractor_sim.play.registry import is_builtin
+
     t0 = time.perf_counter()
     M, D, PH, columns, dtype = kernels_of(spec.game)
     pols, params, fns = _resolve(spec)
+    # a plug-in may write into its parameters: each deal then plays on its own copy (match.fresh_params)
+    isolate = any(not is_builtin(src) for pol in pols for src in pol.sources)
     rules = Rules.from_dict(spec.rules).encode()
     mode = M.MODE_FIXED if spec.mode == "fixed" else M.MODE_MATCH
     levels = np.array(spec.levels, dtype=np.int64)
@@ -305,7 +309,7 @@ def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) ->
             nrows = _play_searching(spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log,
                                     log_id, cap, extra)
         else:
-            work = M.new_chunk_work(rules, params)  # fresh for each call, as a call's own allocations were
+            work = M.new_chunk_work(rules, params, isolate)  # fresh for each call, as a call's own allocations were
             nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
                                  spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
                                  *D.drivers(rules))

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import difflib
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tractor_sim.rules.cards import CardError, parse_rank
+from tractor_sim.rules import files
 from tractor_sim.rules.fields import Whole, shown
 from tractor_sim.rules.options import Rules, RulesError
 from tractor_sim.rules.sizes import STANDARD, GameSize, GameSizeError, check_rules
@@ -107,19 +107,7 @@ def _check_keys(table: dict, valid: set, where: str, path: str):
 def load(path: str | Path) -> Experiment:
     """Read and validate an experiment file."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ExperimentError(f"{path}: no such experiment file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError(f"{path}: not valid TOML: {e}") from None
-    except UnicodeDecodeError as e:
-        raise ExperimentError(f"{path}: not UTF-8 text (byte {e.object[e.start]:#04x} at position {e.start}); "
-                              "TOML files are UTF-8") from None
-    except IsADirectoryError:
-        raise ExperimentError(f"{path}: a directory, not an experiment file") from None
-    return from_dict(data, str(path))
+    return from_dict(files.read_toml(path, "experiment file", ExperimentError), str(path))
 
 
 def from_dict(data: dict, source: str = "<experiment>") -> Experiment:

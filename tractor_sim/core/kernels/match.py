@@ -73,13 +73,15 @@ WORK_TYPE = types.Tuple((WS_TYPE, types.int64[::1], types.int64[::1], types.int6
 CHUNK_SIG = types.int64(*CHUNK_ARGS, WORK_TYPE, START_TYPE, DRIVER_TYPE)
 
 
-def new_chunk_work(rules, params):
+def new_chunk_work(rules, params, isolate=True):
     """play_chunk's work arrays, allocated by numpy (see deal.new_workspace: in compiled code each
     dtype and rank of np.zeros compiles numba's allocator again); ``params`` gives the shape of the
-    deal's copy of the parameters (``fresh_params``)."""
+    deal's copy of the parameters (``fresh_params``). ``isolate`` False (only built-in strategies,
+    which never write their parameters): no copy, the deals read ``params`` itself."""
+    own = np.empty_like(np.ascontiguousarray(params)) if isolate else np.zeros((0, 1, 1), dtype=np.float64)
     return (new_workspace(rules), np.zeros(STATE_SIZE, dtype=np.int64), np.zeros(D_FIELDS, dtype=np.int64),
             np.zeros(LEVELS, dtype=np.int64), np.zeros(1, dtype=np.uint64), np.zeros((1, LOG_COLS), dtype=np.int64),
-            np.empty_like(np.ascontiguousarray(params)))
+            own)
 
 
 @njit(cache=True, inline='always')
@@ -143,6 +145,8 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
     the return value is minus one minus the rows written.
     """
     ws, state, row, levels, st, nolog, own = work
+    isolate = own.shape[0] > 0
+    p = own if isolate else params
     nrows = 0
     err[E_DONE] = 0
     no = n < 0  # a False that is not a compile-time constant: see the fixed-mode call
@@ -160,9 +164,10 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
-            fresh_params(params, own)
+            if isolate:
+                fresh_params(params, own)
             code = play_deal_through(begin, driver, seed, ident, item - item, no, levels, fixed_team, starter, rules,
-                                     own, fns, ws, state, row, err,
+                                     p, fns, ws, state, row, err,
                                      log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
@@ -179,8 +184,9 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         d = 0
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
-            fresh_params(params, own)
-            code = play_deal_through(begin, driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, own,
+            if isolate:
+                fresh_params(params, own)
+            code = play_deal_through(begin, driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, p,
                                      fns, ws, state, row, err, log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
