@@ -833,11 +833,12 @@ def test_duplicate_names_are_errors_unless_the_same_function_comes_again():
     def b(view, params, rng, scratch, out):
         return 0
 
-    with pytest.raises(S.StrategyError, match="already registered"):
+    with pytest.raises(S.StrategyError, match="registered twice: by .*test_strategies.py:[0-9]+.* and by "
+                                              ".*test_strategies.py:[0-9]+"):
         S.strategy("declare", "test_dup")(b)
     with pytest.raises(S.StrategyError, match="unknown decision 'folow'"):
         S.strategy("folow", "x")
-    with pytest.raises(S.StrategyError, match="already registered"):
+    with pytest.raises(S.StrategyError, match="registered twice"):
         S.policy("basic", "eager", "lowest", "random", "random")
 
 

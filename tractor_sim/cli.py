@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, Rules, RulesError
+from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, WHOLE, Rules, RulesError
 
 
 class Failure(Exception):
@@ -113,7 +113,9 @@ def main(debug):
               help="With --record: which record of the file (0-based).")
 @click.option("--trick", "trick_no", type=click.IntRange(min=1), default=1, show_default=True,
               help="With --record: which trick (1-based).")
-def judge(file, explain, record_file, index, trick_no):
+@click.option("--no-check", is_flag=True,
+              help="With --record: do not check the record's plays against the rules first (forensics).")
+def judge(file, explain, record_file, index, trick_no, no_check):
     """Judge one trick given as JSON (FILE, or - for stdin), or a trick of a deal record.
 
     \b
@@ -131,7 +133,7 @@ def judge(file, explain, record_file, index, trick_no):
     from tractor_sim.play import referee
 
     if record_file:
-        data = _record_trick(record_file, index, trick_no)
+        data = _record_trick(record_file, index, trick_no, not no_check)
     elif file is None:
         _fail("give a trick file (FILE, or - for stdin) or --record FILE")
     else:
@@ -149,11 +151,11 @@ def judge(file, explain, record_file, index, trick_no):
     click.echo(json.dumps(out, indent=2))
 
 
-def _record_trick(path, index, trick_no) -> dict:
+def _record_trick(path, index, trick_no, check=True) -> dict:
     from tractor_sim.play import record as REC
 
     try:
-        return REC.trick_input(REC.load(path, index), trick_no)
+        return REC.trick_input(REC.load(path, index, check=check), trick_no)
     except REC.RecordError as e:
         _fail(str(e))
 
@@ -186,7 +188,8 @@ def rules_cmd(option):
     click.echo("\nOptions (default, then choices):")
     for k, v in default.to_dict().items():
         choices = CHOICES.get(k)
-        kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
+        kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool)
+                                                    else f"whole number {WHOLE[k].bounds}")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
     click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
     from tractor_sim.rules.sizes import TABLES, GameSize
@@ -210,8 +213,10 @@ def strategies(modules):
     click.echo("Strategies:")
     for row in S.list_strategies():
         decision, name, params, desc = row
-        ptxt = ", ".join(f"{k}={v:g}" for k, v in params.items()) if params else ""
-        click.echo(f"  {decision:8s} {name:16s} {ptxt:28s} {desc}")
+        click.echo(f"  {decision:8s} {name:16s} {desc}")
+        info = S.get_strategy(decision, name)
+        for k, v in params.items():  # each parameter: its default and the range it is refused outside
+            click.echo(f"  {'':8s} {'':16s}   {k} = {v:g}   ({info.range_text(k)})")
     click.echo("Policies:")
     for _, name, table, desc in S.list_policies():
         parts = ", ".join(f"{k}={v}" for k, v in table.items())
@@ -431,10 +436,13 @@ def report(run_dir):
 @click.option("--index", type=click.IntRange(min=0), default=0, show_default=True,
               help="With --record: which record of the file (0-based).")
 @click.option("--verify", is_flag=True, help="With --record: play the deal again and check every event matches.")
+@click.option("--no-check", is_flag=True,
+              help="With --record: show the record without checking its plays against the rules (forensics: a "
+                   "record with an impossible play is shown, not refused).")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False),
               help="Also write a self-contained page that steps through the deal in a browser.")
 def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, players, decks, teams,
-           fmt, record_file, index, verify, html_out):
+           fmt, record_file, index, verify, html_out, no_check):
     """Print one deal trick by trick: hands, declarations, kitty, plays, result.
 
     \b
@@ -450,9 +458,9 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     _load_strategies(modules)
     if record_file:
         try:
-            data = REC.load(record_file, index)
+            data = REC.load(record_file, index, check=not no_check)
         except ValueError as e:
-            _fail(str(e))
+            _fail(str(e) + (" (--no-check shows it anyway)" if isinstance(e, REC.ImpossibleDeal) else ""))
         if verify:
             _load_strategies(data.get("strategy_modules", ()))
             diff = REC.differences(data, R.replay_again(data))
@@ -478,6 +486,13 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         except OSError as e:
             _fail(f"--html: cannot write {html_out}: {e.strerror or e}")
         click.echo(f"viewer: {html_out}", err=True)
+
+
+def _dir_name(name: str) -> str:
+    """A default directory under runs/ for a name (tractor_sim.runs.experiment.dir_name: one safe component)."""
+    from tractor_sim.runs.experiment import dir_name
+
+    return dir_name(str(name))
 
 
 def _game_option(players, decks, teams="tractor"):
@@ -512,10 +527,12 @@ def export(run_dir, deal_spec, out, matchups, half):
     from tractor_sim.play import record as REC
     from tractor_sim.play import replay as R
 
+    from tractor_sim.rules import files
+
     try:
-        manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
-    except (OSError, ValueError) as e:
-        _fail(f"{run_dir}: not a finished run directory: cannot read its manifest.json ({e})")
+        manifest = files.read_json(Path(run_dir) / "manifest.json", "run manifest")
+    except ValueError as e:
+        _fail(f"{e} (not a finished run directory)")
     _load_strategies(manifest.get("experiment", {}).get("strategy_modules", ()))
     try:
         records = list(R.export(run_dir, REC.parse_ids(deal_spec), matchups=matchups or None,
@@ -656,7 +673,7 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
         result = A.run(pol, deals=counts["--deals"], seed=seed, rules=rules, worlds=counts["--worlds"],
                        rollouts=counts["--rollouts"], max_candidates=counts["--max-candidates"], source=source,
                        levels=lv, declaring_team=declaring_team, modules=modules, progress=advance)
-    md, html_path, _ = A.write_report(result, Path(out or Path("runs") / f"analyze-{name}"), counts["--worst"])
+    md, html_path, _ = A.write_report(result, Path(out or Path("runs") / _dir_name(f"analyze-{name}")), counts["--worst"])
     click.echo(A.as_text(result))
     click.echo(f"report: {md}\nreport: {html_path}")
 
@@ -686,7 +703,7 @@ def tune(tune_file, out, quiet):
         result = T.verify(cfg, tuned)
     except ValueError as e:  # TuneError, a bad policy or parameter (StrategyError), a bad count
         _fail(str(e))
-    out_dir = Path(out or Path("runs") / cfg["name"])
+    out_dir = Path(out or Path("runs") / _dir_name(cfg["name"]))
     command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     click.echo(f"report: {T.write(cfg, trajectory, result, out_dir, command)}")
 

@@ -80,9 +80,13 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
     """
     import time
 
+    from tractor_sim.play.registry import is_builtin
+
     t0 = time.perf_counter()
     M, D, PH = game.kernels.match, game.kernels.deal, game.kernels.phases
     pols, params, fns = game.resolve(spec.policies, spec.modules)
+    # a plug-in may write into its parameters: each deal then plays on its own copy (match.fresh_params)
+    isolate = any(not is_builtin(src) for pol in pols for src in pol.sources)
     rules = game.encoded
     mode = M.MODE_FIXED if spec.mode == "fixed" else M.MODE_MATCH
     levels = np.array(spec.levels, dtype=np.int64)
@@ -99,14 +103,22 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
         deals = np.empty((cap, M.DEAL_COLS), dtype=np.int64)  # only the rows written are kept
         matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
         err = np.zeros(D.ERR_SIZE, dtype=np.int64)
-        if searching:
-            nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log,
-                                    log_id, cap, extra)
-        else:
-            work = M.new_chunk_work(rules)  # fresh for each call, as a call's own allocations were
-            nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
-                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
-                                 *D.drivers(rules))
+        try:
+            if searching:
+                nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches,
+                                        err, log, log_id, cap, extra)
+            else:
+                work = M.new_chunk_work(rules, params, isolate)  # fresh for each call, as a call's allocations were
+                nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
+                                     spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
+                                     *D.drivers(rules))
+        except (IndexError, MemoryError):  # out of bounds: play.sandbox names the plug-in
+            raise
+        except Exception as e:  # noqa: BLE001 - only a strategy's own ``raise`` gets out of the kernel
+            raise SimulationError(f"{_user_strategies(pols) or 'a strategy'} raised {type(e).__name__}: "
+                                  f"{str(e)[:200]} in deals {spec.first_id}..{spec.first_id + spec.count - 1} "
+                                  f"(seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); nothing of this "
+                                  "chunk was kept") from None
         if nrows < 0:
             raise SimulationError(_describe_error(game, spec, pols, err))
         deal_parts.append(deals[:nrows])
@@ -153,6 +165,20 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
         if recording:
             extra.setdefault("records", []).append(records[:counters[SPL.C_RECORDS]].copy())
     return nrows
+
+
+def _user_strategies(pols) -> str:
+    """The plug-in strategies of resolved policies, as an error names them ("" when only built-ins)."""
+    from tractor_sim.play import registry as S
+
+    out = []
+    for pol in pols:
+        for d, name in zip(DECISIONS, pol.strategies):
+            info = S.get_strategy(d, name)
+            text = f"{d} strategy {name!r} ({info.source})"
+            if not S.is_builtin(info.module) and text not in out:
+                out.append(text)
+    return " or ".join(out)
 
 
 def _describe_error(game, spec: ChunkSpec, pols, err) -> str:

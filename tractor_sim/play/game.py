@@ -187,8 +187,20 @@ def as_game(game=None, rules=None) -> Game:
 
 
 FORMAT = "tractor-sim-state"
-FORMAT_VERSION = 3  # 3: the game (size) and the deal's ids and levels; 2 (read): the 4-player 2-deck game
+FORMAT_VERSION = 3  # 3: the game (size), the deal's ids and levels, sealed by a digest (2: 4/2 only, no seal)
 DECISION_NAMES = ("declare", "discard", "lead", "follow", "bid", "call")  # kernels.view.DECISIONS
+
+
+class StateError(ValueError):
+    """A state JSON that is not one this code wrote (damaged, edited, another version); the message says how."""
+
+
+def _digest(body: dict) -> str:
+    """The seal of a stored state: SHA-256 of its canonical JSON. The compiled kernels index their
+    arrays by the state's own values without bounds checks, so a state is taken back only as written."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class IllegalAnswer(ValueError):
@@ -660,31 +672,38 @@ class State:
     def to_json(self) -> str:
         views, scratch, rngs, _ = self._ws
         size = self.game.size
-        return json.dumps({
+        body = {
             "format": FORMAT, "version": FORMAT_VERSION, "rules": self.rules.to_dict(),
             "game": {"players": size.players, "decks": size.decks, "teams": size.teams},
             "deal": {"deal_id": self._ids.deal_id, "match_id": self._ids.match_id,
                      "deal_in_match": self._ids.deal_in_match, "levels": self._levels.tolist()},
             "state": self._st.tolist(), "views": views.tolist(), "scratch": scratch.tolist(),
             "rngs": [str(int(x)) for x in rngs.ravel()],
-        })
+        }
+        return json.dumps({**body, "digest": _digest(body)})
 
     @classmethod
-    def from_json(cls, text: str) -> "State":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"a state must be JSON: {e}") from None
+    def from_json(cls, text: str | bytes, where: str = "state") -> "State":
+        """A state stored by ``to_json``, or StateError naming ``where`` (a file name) and what is wrong."""
+        from tractor_sim.rules import files
+
+        if isinstance(text, (bytes, bytearray)):
+            text = files.decode(bytes(text), where, "state JSON", StateError)
+        if not isinstance(text, str):
+            raise StateError(f"{where}: expected the JSON text of a state, got {type(text).__name__}")
+        data = files.parse_json(text, where, f"{FORMAT} object (State.to_json) in JSON", StateError, None)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"not a {FORMAT} object")
-        if data.get("version") not in (2, FORMAT_VERSION):
-            raise ValueError(f"{FORMAT} version {data.get('version')!r}: this code reads versions 2 and "
+            raise StateError(f"{where}: not a {FORMAT} object")
+        if data.get("version") != FORMAT_VERSION:
+            raise StateError(f"{where}: {FORMAT} version {data.get('version')!r}: this code reads version "
                              f"{FORMAT_VERSION}")
+        body = {k: v for k, v in data.items() if k != "digest"}
+        if data.get("digest") != _digest(body):
+            raise StateError(f"{where}: damaged or edited: its content does not match its digest (a state is "
+                             "read back only as State.to_json wrote it)")
         try:
-            g = data.get("game") or {}
-            game = Game.of((g.get("players", 4), g.get("decks", 2), g.get("teams", "tractor")),
-                           Rules.from_dict(data["rules"]))
-            deal = data.get("deal") or {"deal_id": 0, "match_id": -1, "deal_in_match": 0, "levels": [0, 0]}
+            g, deal = data["game"], data["deal"]
+            game = Game.of((g["players"], g["decks"], g["teams"]), Rules.from_dict(data["rules"]))
             ids = DealIds(int(deal["deal_id"]), int(deal["match_id"]), int(deal["deal_in_match"]))
             ws = game.kernels.deal.new_workspace(game.encoded)
             st = np.array(data["state"], dtype=np.int64)
@@ -692,15 +711,15 @@ class State:
             scratch = np.array(data["scratch"], dtype=np.float64)
             rngs = np.array([int(x) for x in data["rngs"]], dtype=np.uint64).reshape(ws[2].shape)
             levels = np.array(deal["levels"], dtype=np.int64)
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"{FORMAT}: a field is missing or of the wrong type ({type(e).__name__}: {e})") from None
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
+            raise StateError(f"{where}: not a state of this version ({type(e).__name__}: {e})") from None
         size = game.kernels.state.STATE_SIZE
         if st.shape != (size,):
-            raise ValueError(f"state: {st.shape[0] if st.ndim else 0} values, expected {size}")
+            raise StateError(f"{where}: state: {st.shape} values, expected {size}")
         if views.shape != ws[0].shape or scratch.shape != ws[1].shape:
-            raise ValueError("views or scratch of the wrong shape")
+            raise StateError(f"{where}: views or scratch of the wrong shape")
         if levels.shape != (game.level_holders,):
-            raise ValueError(f"deal.levels: one per level holder ({game.level_holders}), got {levels.tolist()}")
+            raise StateError(f"{where}: deal.levels: one per level holder ({game.level_holders}), got {levels.tolist()}")
         ws[0][...] = views
         ws[1][...] = scratch
         ws[2][...] = rngs
@@ -715,5 +734,5 @@ def _builtin_policy(game: Game, policy: str):
     return game.resolve((policy, policy), ())[:2]
 
 
-__all__ = ["Game", "as_game", "State", "Turn", "IllegalAnswer", "DealIds", "DECISION_NAMES", "FORMAT",
+__all__ = ["Game", "as_game", "State", "StateError", "Turn", "IllegalAnswer", "DealIds", "DECISION_NAMES", "FORMAT",
            "FORMAT_VERSION"]

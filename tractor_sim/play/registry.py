@@ -40,6 +40,7 @@ import numba
 import numpy as np
 
 from tractor_sim.play import search
+from tractor_sim.rules.fields import Real, shown
 from tractor_sim.core.kernels.view import DECISIONS, STRATEGY_SIG
 
 ENTRY_POINT_GROUP = "tractor_sim.strategies"  # the entry-point group installed plug-ins declare
@@ -126,6 +127,17 @@ class StrategyInfo:
     qualname: str
     source: str  # the file or module to load again to get it (for worker processes)
     lean: bool = False  # try the compile without reference counting first (see ``_lean``)
+    ranges: dict = field(default_factory=dict)  # param -> (lowest, highest) it plays legally; else any finite
+    fn: Any = None  # the Python function registered (named in errors, compared on a second registration)
+
+    def declared(self, param: str) -> Real:
+        """The declaration of parameter ``param`` (tractor_sim.rules.fields.Real): its range, or any
+        finite number when the strategy declares none."""
+        low, high = self.ranges.get(param, (-1e300, 1e300))
+        return Real(param, float(low), float(high))
+
+    def range_text(self, param: str) -> str:
+        return self.declared(param).bounds.strip() if param in self.ranges else "any finite number"
 
     @property
     def function(self):
@@ -278,10 +290,31 @@ def _params_table(params, where: str) -> dict[str, float]:
 
 
 def _number(value: Any, what: str) -> float:
-    """A parameter value as float (true/false count as 1/0, for switches)."""
-    if not isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
-        raise StrategyError(f"{what}: expected a number, got {value!r}")
-    return float(value)
+    """A parameter value as a finite float (true/false count as 1/0, for switches); the strategy's
+    declared range is checked when the policy is resolved (``resolve_policy``)."""
+    return Real("").check(value, what, StrategyError)
+
+
+def _ranges_table(ranges, table: dict, where: str) -> dict:
+    """A strategy's declared ranges {param: (lowest, highest)}: finite, ordered, of its own
+    parameters, holding their defaults."""
+    out = {}
+    if ranges is not None and not isinstance(ranges, dict):
+        raise StrategyError(f"{where}: ranges must be a table {{param: (lowest, highest)}}, got {shown(ranges)}")
+    for key, pair in dict(ranges or {}).items():
+        if key not in table:
+            raise StrategyError(f"{where}: range of {shown(key)}, which is not one of its parameters"
+                                f"{_suggest(key, table)}")
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise StrategyError(f"{where}: range of {key!r} must be (lowest, highest), got {shown(pair)}")
+        low, high = (_number(v, f"{where}: range of {key!r}") for v in pair)
+        if low > high:
+            raise StrategyError(f"{where}: range of {key!r}: lowest {low:g} above highest {high:g}")
+        if not low <= table[key] <= high:
+            raise StrategyError(f"{where}: the default of {key!r}, {table[key]:g}, is outside its range "
+                                f"{low:g} to {high:g}")
+        out[key] = (low, high)
+    return out
 
 
 _CHECKED: set[str] = set()
@@ -319,7 +352,7 @@ def drop_stale_cache(module_file: str) -> None:
 
 
 def strategy(decision: str, name: str, params: dict[str, float] | None = None, description: str = "",
-             lean: bool | None = None, boundscheck: bool | None = None) -> Callable:
+             lean: bool | None = None, boundscheck: bool | None = None, ranges: dict | None = None) -> Callable:
     """Register the decorated function as strategy ``name`` for ``decision``.
 
     The function is compiled with the strategy signature when a run first
@@ -341,15 +374,16 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
     if not isinstance(name, str) or not name:
         raise StrategyError(f"strategy name must be a non-empty string, got {name!r}")
     table = _params_table(params, f"{decision} strategy {name!r}")
+    declared = _ranges_table(ranges, table, f"{decision} strategy {name!r}")
 
     def register(fn):
+        fn = _check_signature(fn, f"{decision} strategy {name!r}")
         module = getattr(fn, "__module__", "") or ""
         qualname = getattr(fn, "__qualname__", getattr(fn, "__name__", ""))
         old = _STRATEGIES[decision].get(name)
-        if old is not None and (old.module, old.qualname) != (module, qualname):
-            raise StrategyError(
-                f"{decision} strategy {name!r} is already registered by {old.module}.{old.qualname}"
-            )
+        if old is not None and not _same_definition(old.fn, fn):
+            raise StrategyError(f"{decision} strategy {name!r} is registered twice: by {_where(old.fn)} "
+                                f"and by {_where(fn)}; give one another name")
         builtin = is_builtin(module)
         if not builtin:
             try:
@@ -360,11 +394,58 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
         doc = description or " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
         _STRATEGIES[decision][name] = StrategyInfo(
             decision, name, compiled, table, doc, module, qualname, _SOURCES.get(module, module),
-            builtin if lean is None else lean,
+            builtin if lean is None else lean, declared, fn,
         )
         return compiled
 
     return register
+
+
+EXPECTED = "f(view, params, rng, scratch, out) -> int"  # the strategy signature (kernels.view.STRATEGY_SIG)
+
+
+def _plain(fn):
+    """The Python function under a numba dispatcher (or the function itself)."""
+    return getattr(fn, "py_func", fn)
+
+
+def _where(fn) -> str:
+    """A function as an error names it: module.qualname (file:line)."""
+    fn = _plain(fn)
+    name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', getattr(fn, '__name__', repr(fn)))}"
+    code = getattr(fn, "__code__", None)
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
+
+
+def _same_definition(old, new) -> bool:
+    """Whether a second registration is the first one again: the same function, the same ``def``
+    run again (a module loaded again, a function made anew by its enclosing function), or the
+    same place of a module executed anew (a file loaded again after an edit keeps its module
+    name but gets new globals). Two ``def``s in one run of a module are two definitions."""
+    if old is new or getattr(old, "__code__", None) is getattr(new, "__code__", 0):
+        return True
+    if getattr(old, "__globals__", None) is getattr(new, "__globals__", None):
+        return False  # two definitions in one module run
+    return (getattr(old, "__module__", None), getattr(old, "__qualname__", None)) == \
+        (getattr(new, "__module__", None), getattr(new, "__qualname__", None))
+
+
+def _check_signature(fn, what: str):
+    """``fn`` if it can be a strategy: a Python function (or a numba dispatcher of one) of five
+    positional parameters; else StrategyError naming it and the signature expected."""
+    plain = _plain(fn)
+    if not callable(plain) or not hasattr(plain, "__code__"):
+        raise StrategyError(f"{what}: {shown(fn)} is not a Python function; a strategy is {EXPECTED}")
+    try:
+        sig = inspect.signature(plain)
+    except (TypeError, ValueError):
+        raise StrategyError(f"{what}: cannot read the signature of {_where(plain)}; a strategy is {EXPECTED}") from None
+    kinds = [p.kind for p in sig.parameters.values()]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in sig.parameters.values() if p.kind in positional and p.default is p.empty]
+    if (len(required) != 5 or any(k not in positional for k in kinds) or len(kinds) != 5):
+        raise StrategyError(f"{what}: {_where(plain)} takes {sig}; a strategy takes five arguments: {EXPECTED}")
+    return plain
 
 
 def _nested_params(params: Any, where: str) -> dict[str, dict[str, float]]:
@@ -416,7 +497,8 @@ def policy(
     module = module or sys._getframe(1).f_globals.get("__name__", "")
     old = _POLICIES.get(name)
     if old is not None and old.module != module:
-        raise StrategyError(f"policy {name!r} is already registered by {old.module}")
+        raise StrategyError(f"policy {name!r} is registered twice: by {old.module} and by {module}; "
+                            "give one another name")
     pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module,
                  bid, call)
     _POLICIES[name] = pol
@@ -529,8 +611,9 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
         for p, v in params.get(d, {}).items():
             if p not in values:
                 hint = _suggest(p, values) if values else " (it has no parameters)"
-                raise StrategyError(f"unknown parameter {p!r} of {d} strategy {info.name!r}{hint}")
-            values[p] = v
+                raise StrategyError(f"policy {name!r}: parameter {d}.{p}: unknown parameter {p!r} of {d} strategy "
+                                    f"{info.name!r}{hint}")
+            values[p] = info.declared(p).check(v, f"policy {name!r}: parameter {d}.", StrategyError)
         functions.append(idle_function() if d in idle else info.function if package is None
                          else info.sized_function(package))
         vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))
@@ -582,7 +665,7 @@ def load_builtins() -> None:
     from tractor_sim.core import registry as recorded
 
     for (decision, name), r in recorded.STRATEGIES.items():
-        strategy(decision, name, r.params, r.description, r.lean, r.boundscheck)(r.fn)
+        strategy(decision, name, r.params, r.description, r.lean, r.boundscheck, r.ranges)(r.fn)
     for name, table in recorded.POLICIES.items():
         policy(name, **table, module=BUILTIN_PACKAGE + ".policies")
 
@@ -659,7 +742,8 @@ def load_sources(sources) -> None:
 
 
 def list_strategies() -> list[tuple[str, str, dict[str, float], str]]:
-    """Rows (decision, name, params with defaults, description), by decision then name."""
+    """Rows (decision, name, params with defaults, description), by decision then name (the ranges:
+    ``get_strategy(decision, name).ranges``)."""
     load_builtins()
     return [
         (d, n, dict(info.params), info.description)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tractor_sim.rules import files
 from tractor_sim.stats import chain
 
 from tractor_sim.stats import summary as stats
@@ -61,7 +62,7 @@ def _p(p: float) -> str:
 def _read_optional(path: Path) -> pd.DataFrame | None:
     if not path.exists():
         return None
-    table = pd.read_parquet(path)
+    table = files.read_parquet(path, "matches table", ValueError)
     return table if len(table) else None
 
 
@@ -346,20 +347,29 @@ def _read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
     decompression buffers of every column together (1.1 GB for 10,000,000 deals)."""
     import pyarrow.parquet as pq
 
-    f = pq.ParquetFile(path)
-    names = set(f.schema_arrow.names)
-    missing = [c for c in columns if c not in names]
-    if missing:
-        raise ValueError(f"{path}: no column {', '.join(missing)}: not a deals table of this version")
-    return pd.DataFrame({c: f.read(columns=[c], use_threads=False).column(0).to_pandas() for c in columns},
-                        copy=False)
+    files.check_file(path, "deals table")  # missing, a directory, empty: named
+    try:
+        f = pq.ParquetFile(path)
+        names = set(f.schema_arrow.names)
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise ValueError(f"{path}: no column {', '.join(missing)}: not a deals table of this version")
+        return pd.DataFrame({c: f.read(columns=[c], use_threads=False).column(0).to_pandas() for c in columns},
+                            copy=False)
+    except ValueError as e:
+        if str(e).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: not a readable deals table (truncated or damaged Parquet: "
+                         f"{(str(e).strip().splitlines() or [type(e).__name__])[0][:200]})") from None
+    except OSError as e:
+        raise ValueError(f"{path}: not a readable deals table (truncated or damaged Parquet: {e})") from None
 
 
 def build_report(run_dir) -> tuple[Path, Path]:
     """Write summary.csv, figures/*.png, report.md and report.html into run_dir
     from its manifest.json, deals.parquet and (optional) matches.parquet."""
     run_dir = Path(run_dir)
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = files.read_json(run_dir / "manifest.json", "run manifest")
     if (manifest.get("experiment", {}).get("game") or {}).get("teams") == "friends":
         return _friends_report(run_dir, manifest)
     deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS)

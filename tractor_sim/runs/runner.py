@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,7 +109,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     if scheduler and backend != "dask":
         raise ValueError("a scheduler goes with backend 'dask' (--backend dask)")
     X.check_policies(exp)
-    out_dir = Path(out) if out is not None else Path("runs") / exp.name
+    out_dir = Path(out) if out is not None else Path("runs") / X.dir_name(exp.name)
     try:  # before anything is made: a plan too large is refused here
         specs = plan_chunks(
             [{"name": m["name"], "a": m["a"], "b": m["b"]} for m in exp.matchups], mode=exp.mode, n=exp.count,
@@ -125,7 +125,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
     expd = exp.to_dict()
     expd.pop("source", None)
-    with RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
+    with _terminable(), RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
         manifest = store.open(repair=repair)
         todo = [s for s in specs if not store.done(s, index)]
         skipped = len(specs) - len(todo)
@@ -155,3 +155,26 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
 
         result.report = build_report(out_dir)
     return result
+
+
+@contextmanager
+def _terminable():
+    """SIGTERM and SIGHUP during a run end it as Ctrl-C does (finished chunks kept, the .lock file
+    removed by the store's close): Python's default for them ends the process without cleaning up.
+    Only the main thread may set handlers; elsewhere the defaults stay."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)

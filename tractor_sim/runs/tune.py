@@ -34,7 +34,7 @@ The tune file (TOML):
 from __future__ import annotations
 
 import json
-import tomllib
+from tractor_sim.rules import files
 from pathlib import Path
 
 import numpy as np
@@ -79,12 +79,7 @@ def _number(v, where: str, positive: bool = False) -> float:
 def load(path) -> dict:
     """Read and check a tune file: every field named in its error."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise TuneError(f"{path}: no such tune file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise TuneError(f"{path}: not valid TOML: {e}") from None
+    data = files.read_toml(path, "tune file", TuneError)
     _table(data, TOP, str(path))
     tune = _table(data.get("tune"), TUNE, "[tune]")
     if "policy" not in tune:
