@@ -23,32 +23,36 @@ class PlayerFault(SimulationError):
     """A Python policy or a bot failed: raised, crashed, hung, wrote garbage or answered illegally."""
 
 
-def play_chunk(game, spec, pols, params, deals, matches) -> tuple[int, int]:
-    """Play ``spec`` into the kernel-shaped rows ``deals`` and ``matches``; (deal rows, items done)."""
+def play_chunk(game, spec, pols, params, deals, matches, log, log_id) -> tuple[int, int]:
+    """Play ``spec`` into the kernel-shaped rows ``deals`` and ``matches``; (deal rows, items done).
+    The events of deal ``log_id`` (every deal's: match.LOG_ALL) go to ``log``, as in the kernel."""
+    M = game.kernels.match
+    logs = lambda ident: log if ident == log_id or log_id == M.LOG_ALL else None  # noqa: E731
     sessions = [pol.player.open(game, spec) if pol.player is not None else None for pol in pols]
     try:
         if spec.mode == "fixed":
-            return _fixed(game, spec, pols, params, sessions, deals)
-        return _matches(game, spec, pols, params, sessions, deals, matches)
+            return _fixed(game, spec, pols, params, sessions, deals, logs)
+        return _matches(game, spec, pols, params, sessions, deals, matches, logs)
     finally:
         for s in sessions:
             if s is not None:
                 s.close()
 
 
-def _fixed(game, spec, pols, params, sessions, deals):
+def _fixed(game, spec, pols, params, sessions, deals, logs):
     M = game.kernels.match
     holders = game.level_holders
     levels = [spec.levels[spec.declaring_team]] * holders if game.friends else list(spec.levels)
     for i in range(spec.count):
         ident = spec.first_id + i
-        state = game.new_initial_state(spec.seed, ident, levels=levels, declaring_team=spec.declaring_team)
+        state = game.new_initial_state(spec.seed, ident, levels=levels, declaring_team=spec.declaring_team,
+                                       log=logs(ident))
         _play(state, spec, pols, params, sessions, ident)
         M._write(deals, i, ident, -1, 0, state._levels, _row(state))
     return spec.count, spec.count
 
 
-def _matches(game, spec, pols, params, sessions, deals, matches):
+def _matches(game, spec, pols, params, sessions, deals, matches, logs):
     K = game.kernels
     M, D, dims = K.match, K.deal, game.dims
     nrows = 0
@@ -58,7 +62,8 @@ def _matches(game, spec, pols, params, sessions, deals, matches):
         decl_team, starter, winner, d = 0, 0, -1, 0
         while d < M.MAX_DEALS_PER_MATCH:
             state = game.new_initial_state(spec.seed, ident, levels=levels.tolist(), declaring_team=decl_team,
-                                           starter=starter, round1=d == 0, deal_in_match=d)
+                                           starter=starter, round1=d == 0, deal_in_match=d,
+                                           log=logs(ident * M.MAX_DEALS_PER_MATCH + d))
             _play(state, spec, pols, params, sessions, ident * M.MAX_DEALS_PER_MATCH + d)
             row = _row(state)
             M._write(deals, nrows, ident * M.MAX_DEALS_PER_MATCH + d, ident, d, levels, row)
