@@ -97,6 +97,10 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
     deal_parts, match_parts = [], []
     done = 0
     searching = any(p.search is not None for p in pols)
+    stepped = any(p.player is not None for p in pols)
+    if stepped and searching:
+        raise SimulationError(f"matchup {spec.matchup}: a Python policy or bot plays beside compiled policies, "
+                              "not beside a search")
     extra: dict = {}
     while done < spec.count:
         todo = spec.count - done
@@ -104,7 +108,11 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
         matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
         err = np.zeros(D.ERR_SIZE, dtype=np.int64)
         try:
-            if searching:
+            if stepped:  # deal by deal through the step API (tractor_sim.play.stepped)
+                from tractor_sim.play import stepped as SP
+
+                nrows, err[PH.E_DONE] = SP.play_chunk(game, spec, pols, params, deals, matches, log, log_id)
+            elif searching:
                 nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches,
                                         err, log, log_id, cap, extra)
             else:
@@ -113,6 +121,8 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
                                      spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
                                      *D.drivers(rules))
         except (IndexError, MemoryError):  # out of bounds: play.sandbox names the plug-in
+            raise
+        except SimulationError:  # a stepped player's own failure, already named
             raise
         except Exception as e:  # noqa: BLE001 - only a strategy's own ``raise`` gets out of the kernel
             raise SimulationError(f"{_user_strategies(pols) or 'a strategy'} raised {type(e).__name__}: "
@@ -173,6 +183,8 @@ def _user_strategies(pols) -> str:
 
     out = []
     for pol in pols:
+        if pol.player is not None:  # a Python policy or a bot: named by its own errors (play.players)
+            continue
         for d, name in zip(DECISIONS, pol.strategies):
             info = S.get_strategy(d, name)
             text = f"{d} strategy {name!r} ({info.source})"

@@ -256,7 +256,8 @@ class State:
     # ---------------------------------------------------------------- making one
     @classmethod
     def new(cls, seed: int = 0, deal_id: int = 0, rules=None, levels=None, declaring_team: int = 0,
-            starter: int | None = None, round1: bool = False, deal_in_match: int = 0, game=None) -> "State":
+            starter: int | None = None, round1: bool = False, deal_in_match: int = 0, game=None,
+            log=None) -> "State":
         """Deal ``deal_id`` of a run with root ``seed`` (the engine's deal when ``starter`` is None and
         ``deal_in_match`` 0: fixed levels).  In round 1 of a match (``round1``, deal ``deal_in_match``
         of match ``deal_id``) the draw decides the declarer.  Levels are 0..12 or rank names, one per
@@ -290,6 +291,8 @@ class State:
         ids = DealIds(int(deal_id) * game.kernels.match.MAX_DEALS_PER_MATCH + int(deal_in_match), int(deal_id),
                       int(deal_in_match)) if in_match else DealIds(int(deal_id))
         state = cls(game, st, ws, ids, lv)
+        if log is not None:  # the chunk's event log (kernels.deal LOG_*): this deal's events go there
+            state._nolog = log
         code = PH.start(st, ws, game.encoded, state._err, state._nolog, np.uint64(seed), np.int64(deal_id),
                         np.int64(deal_in_match), bool(round1), lv, np.int64(declaring_team), np.int64(starter))
         if code != PH.ERR_NONE:

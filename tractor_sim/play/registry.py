@@ -39,7 +39,8 @@ from typing import Any, Callable
 import numba
 import numpy as np
 
-from tractor_sim.play import search
+from tractor_sim.play import players, search
+from tractor_sim.play.players import process_policy, python_policy  # noqa: F401 - registered here too
 from tractor_sim.rules.fields import Real, shown
 from tractor_sim.core.kernels.view import DECISIONS, STRATEGY_SIG
 
@@ -261,6 +262,7 @@ class ResolvedPolicy:
     spec: dict[str, Any]
     sources: tuple[str, ...]
     search: Any = None  # a search policy's settings (tractor_sim.play.search.SearchSettings); None: no search
+    player: Any = None  # a Python policy or process bot (tractor_sim.play.players.PlayerInfo); None: compiled
 
     @property
     def strategy_names(self) -> tuple[str, ...]:
@@ -559,6 +561,8 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
     strategy's defaults, then the policy's values, then the table's.
     """
     load_builtins()
+    if players.is_player(spec):
+        return _resolve_player(spec)
     if search.is_search(spec):
         if package is not None and package.size.FINDING_FRIENDS:
             raise StrategyError("the search plays tractor games (two fixed teams); in Finding Friends, with a "
@@ -626,6 +630,22 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
         name, tuple(functions), tuple(vectors), tuple(chosen[d] for d in DECISIONS), tuple(names),
         resolved_spec, tuple(sources),
     )
+
+
+def _resolve_player(spec) -> ResolvedPolicy:
+    """A Python policy or process bot (tractor_sim.play.players): no compiled functions; a chunk that
+    plays one is stepped deal by deal (tractor_sim.play.stepped)."""
+    try:
+        name, info = players.lookup(spec)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
+    table = {"policy": info.kind, "name": name, "params": dict(info.params)}
+    if info.kind == "process":
+        table.update(command=list(info.command), timeout=info.timeout)
+    else:
+        table["function"] = f"{getattr(info.fn, '__module__', '?')}.{getattr(info.fn, '__qualname__', '?')}"
+    return ResolvedPolicy(name, (), tuple(np.zeros(0) for _ in DECISIONS), (f"{info.kind}:{name}",) * len(DECISIONS),
+                          ((),) * len(DECISIONS), table, (info.source,) if info.source else (), player=info)
 
 
 def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:

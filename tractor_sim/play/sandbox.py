@@ -28,7 +28,12 @@ def plugins(spec) -> list[str]:
 
     out = []  # the modules are loaded: run_chunk, or the driver's check of the experiment, did it
     for pol in spec.policies:
-        for d, name in zip(DECISIONS, S.resolve_policy(pol).strategies):
+        resolved = S.resolve_policy(pol)
+        if resolved.player is not None:  # a Python policy or bot: run away from the driver, with a time limit
+            if resolved.player.describe() not in out:
+                out.append(resolved.player.describe())
+            continue
+        for d, name in zip(DECISIONS, resolved.strategies):
             info = S.get_strategy(d, name)
             text = f"{d} strategy {name!r} ({info.source})"
             if not S.is_builtin(info.module) and text not in out:

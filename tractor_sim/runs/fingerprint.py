@@ -47,6 +47,10 @@ def of_run(exp) -> dict:
         sides = {}
         for side in ("a", "b"):
             pol = S.resolve_policy(m[side], package)
+            if pol.player is not None:  # a Python policy (its module's file) or a bot (its command)
+                sides[side] = {"player": pol.spec}
+                sources[f"{pol.player.kind} {pol.name}"] = _player_source(pol.player)
+                continue
             sides[side] = {"strategies": dict(zip(DECISIONS, pol.strategies)), "params": pol.param_dict()}
             for d, name in zip(DECISIONS, pol.strategies):
                 sources[f"{d} {name}"] = _source(S.get_strategy(d, name))
@@ -63,6 +67,15 @@ def of_run(exp) -> dict:
         "strategy_sources": sources,
         "engine_code": code,
     }
+
+
+def _player_source(info) -> dict:
+    """A Python policy's module file and its hash; a bot's command (its program is outside the run's reach)."""
+    if info.kind == "process":
+        return {"command": list(info.command)}
+    if info.source and Path(info.source).is_file():
+        return {"file": info.source, "sha256": file_hash(Path(info.source))}
+    return {"file": f"<{getattr(info.fn, '__module__', '?')}>"}
 
 
 def _source(info) -> dict:
