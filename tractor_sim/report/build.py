@@ -19,6 +19,7 @@ import pandas as pd
 from tractor_sim.stats import chain
 
 from tractor_sim.stats import summary as stats
+from tractor_sim.report import contexts as report_contexts
 from tractor_sim.report import plots, sections
 from tractor_sim.rules.options import RulesError, as_rules
 
@@ -349,7 +350,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     manifest = json.loads((run_dir / "manifest.json").read_text())
     if (manifest.get("experiment", {}).get("game") or {}).get("teams") == "friends":
         return _friends_report(run_dir, manifest)
-    deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS)
+    deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS + report_contexts.columns(manifest))
     if not len(deals):
         raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
     matches = _read_optional(run_dir / "matches.parquet")
@@ -357,7 +358,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
 
     rules = _rules(manifest)
     decks = _game_size(manifest).decks  # the level table's rows are 20 * decks points wide
-    summary = stats.matchup_summary(deals, matches)
+    summary = report_contexts.with_context(stats.matchup_summary(deals, matches), deals)
     summary.to_csv(run_dir / "summary.csv", index=False)
     rated = sections.rate(deals)
     markov, markov_skipped = _markov(deals, rules, sections.top_two(rated), decks)
@@ -424,6 +425,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
             reasons.setdefault(why, []).append(m)
         b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
 
+    b += report_contexts.blocks(deals, run_dir)
     b += [("h", 2, "Figures")]
     shown, note = _plot_sample(deals)
     _figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "
