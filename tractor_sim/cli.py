@@ -589,13 +589,18 @@ def _policy_option(text: str, option: str):
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True)
 @click.option("--chunk-size", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
-def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules):
+@click.option("--context", "contexts", multiple=True,
+              help="Play A vs B in this context too (repeatable; a policy name or JSON table): it plays every "
+                   "decision A's and B's tables do not name, on the same deals; with --decision or A and B "
+                   "as JSON tables without 'policy'.")
+def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules, contexts):
     """Is A better than B? Duplicate deals at level 2, A and B swapped between halves.
 
     \b
     Examples:
       tractor-sim compare expert basic --deals 20000
       tractor-sim compare lowest void --decision discard --sprt 0,0.05
+      tractor-sim compare keep_points void --decision discard --context basic --context expert
     """
     from tractor_sim.runs import compare as CMP
     from tractor_sim.play.sandbox import interruptible
@@ -610,6 +615,16 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
         if not low < high:
             _fail("--sprt: LOW must be below HIGH")
         bounds = (low, high)
+    if contexts:
+        if bounds:
+            _fail("--sprt and --context: the sequential test looks at one comparison; give one of them")
+        specs = [{decision: x, "name": f"{x} ({decision})"} if decision else _policy_option(x, arg)
+                 for x, arg in ((policy_a, "POLICY_A"), (policy_b, "POLICY_B"))]
+        with interruptible():
+            result = CMP.in_contexts(*specs, [_policy_option(c, "--context") for c in contexts], max_pairs=deals,
+                                     seed=seed, chunk_size=chunk_size, modules=modules)
+        click.echo(CMP.contexts_text(result))
+        return
     with interruptible():
         result = CMP.compare(policy_a, policy_b, decision=decision, max_deals=deals, sprt=bounds, seed=seed,
                              chunk_size=chunk_size, modules=modules)

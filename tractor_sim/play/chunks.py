@@ -49,6 +49,7 @@ class ChunkSpec:
     declaring_team: int = 0
     modules: tuple = ()  # user strategy modules to load in the worker
     game: tuple = (4, 2, "tractor")  # players, decks, team mode (tractor_sim.rules.sizes)
+    context: str = ""  # the context's name in an experiment with contexts (tractor_sim.runs.contexts); "": none
 
 
 @dataclass

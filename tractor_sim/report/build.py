@@ -20,6 +20,7 @@ from tractor_sim.rules import files
 from tractor_sim.stats import chain
 
 from tractor_sim.stats import summary as stats
+from tractor_sim.report import contexts as report_contexts
 from tractor_sim.report import plots, sections
 from tractor_sim.rules.options import RulesError, as_rules
 
@@ -372,7 +373,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     manifest = files.read_json(run_dir / "manifest.json", "run manifest")
     if (manifest.get("experiment", {}).get("game") or {}).get("teams") == "friends":
         return _friends_report(run_dir, manifest)
-    deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS)
+    deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS + report_contexts.columns(manifest))
     if not len(deals):
         raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
     matches = _read_optional(run_dir / "matches.parquet")
@@ -380,7 +381,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
 
     rules = _rules(manifest)
     decks = _game_size(manifest).decks  # the level table's rows are 20 * decks points wide
-    summary = stats.matchup_summary(deals, matches)
+    summary = report_contexts.with_context(stats.matchup_summary(deals, matches), deals)
     summary.to_csv(run_dir / "summary.csv", index=False)
     rated = sections.rate(deals)
     markov, markov_skipped = _markov(deals, rules, sections.top_two(rated), decks)
@@ -442,6 +443,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
             reasons.setdefault(why, []).append(m)
         b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
 
+    b += report_contexts.blocks(deals, run_dir)
     b += [("h", 2, "Figures")]
     shown, note = _plot_sample(deals)
     _figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "

@@ -14,11 +14,12 @@ from pathlib import Path
 from tractor_sim.rules.cards import CardError, parse_rank
 from tractor_sim.rules import files
 from tractor_sim.rules.fields import Whole, shown
+from tractor_sim.runs import contexts as CTX
 from tractor_sim.rules.options import Rules, RulesError
 from tractor_sim.rules.sizes import STANDARD, GameSize, GameSizeError, check_rules
 
 TOP_KEYS = {"name", "description", "seed", "mode", "count", "duplicate", "chunk_size", "rules",
-            "fixed", "matchup", "sweep", "strategy_modules", "game"}
+            "fixed", "matchup", "sweep", "strategy_modules", "game", "contexts"}
 FIXED_KEYS = {"levels", "declaring_team"}
 MATCHUP_KEYS = {"name", "a", "b"}
 SWEEP_KEYS = {"name", "a", "b", "param", "values", "side"}
@@ -84,13 +85,23 @@ class Experiment:
     description: str = ""
     source: str = ""
     game: GameSize = STANDARD  # players, decks, team mode: the table [game] (tractor_sim.rules.sizes)
+    contexts: list = field(default_factory=list)  # policies that complete partial tables (runs/contexts.py)
 
     def to_dict(self) -> dict:
-        """As stored in a run's manifest; the 4-player 2-deck game says nothing (as before sizes)."""
-        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "game"}
+        """As stored in a run's manifest; the 4-player 2-deck game says nothing (as before sizes), nor does
+        an experiment without contexts."""
+        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()
+               if k not in ("game", "contexts")}
         if not self.game.standard:
             out["game"] = self.game.to_dict()
+        if self.contexts:  # the matchups as played, so that export replays a deal of any context
+            out["contexts"] = list(self.contexts)
+            out["matchups"] = self.played()
         return out
+
+    def played(self) -> list:
+        """The matchups as played: each once per context (NAME@CONTEXT), or as written without contexts."""
+        return CTX.expand(self.matchups, self.contexts, self.source)
 
 
 def _suggest(name, valid) -> str:
@@ -202,10 +213,18 @@ def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ExperimentError(f"{p}: matchup names must be unique; repeated: {', '.join(dup)} (give each a name)")
+    if "contexts" in data:
+        try:
+            exp.contexts = CTX.check(data["contexts"], p)
+            exp.played()  # a table a context cannot complete fails here
+        except CTX.ContextError as e:
+            raise ExperimentError(str(e)) from None
     return exp
 
 
 def _pname(spec) -> str:
+    if isinstance(spec, dict) and CTX.is_partial(spec) and not all(d in spec for d in CTX.DECISIONS[:4]):
+        return CTX.partial_name(spec)  # a table a context completes ("discard=void")
     if isinstance(spec, dict):
         return spec.get("name") or spec.get("policy") or "custom"
     return str(spec)
@@ -225,9 +244,10 @@ def check_policies(exp: Experiment):
         except Exception as e:  # noqa: BLE001 - report any import failure with its file
             raise ExperimentError(
                 f"{exp.source}: strategy_modules: cannot load {m!r}: {type(e).__name__}: {e}") from None
-    for m in exp.matchups:
+    for m in exp.played():
         for side in ("a", "b"):
             try:
                 S.resolve_policy(m[side], package)
             except ValueError as e:
-                raise ExperimentError(f"{exp.source}: {m['key']}.{side}: {e}") from None
+                where = f"{m['key']}.{side}" + (f" in context {m['context']!r}" if "context" in m else "")
+                raise ExperimentError(f"{exp.source}: {where}: {e}") from None

@@ -43,7 +43,7 @@ def of_run(exp) -> dict:
     game = getattr(exp, "game", sizes.STANDARD)
     package = None if game.standard else packages.compiled_package(game)  # resolved as the run resolves them
     matchups, sources = {}, {}
-    for m in exp.matchups:
+    for m in exp.played() if hasattr(exp, "played") else exp.matchups:
         sides = {}
         for side in ("a", "b"):
             pol = S.resolve_policy(m[side], package)
@@ -63,6 +63,7 @@ def of_run(exp) -> dict:
         "chunk_size": exp.chunk_size, "levels": list(exp.levels), "declaring_team": exp.declaring_team,
         "rules": as_rules(exp.rules).to_dict(),
         **({} if game.standard else {"game": game.to_dict()}),
+        **({"contexts": list(exp.contexts)} if getattr(exp, "contexts", None) else {}),
         "matchups": matchups,
         "strategy_sources": sources,
         "engine_code": code,

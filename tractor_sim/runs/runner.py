@@ -112,12 +112,13 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     out_dir = Path(out) if out is not None else Path("runs") / X.dir_name(exp.name)
     try:  # before anything is made: a plan too large is refused here
         specs = plan_chunks(
-            [{"name": m["name"], "a": m["a"], "b": m["b"]} for m in exp.matchups], mode=exp.mode, n=exp.count,
+            [{"name": m["name"], "a": m["a"], "b": m["b"], "context": m.get("context", "")} for m in exp.played()],
+            mode=exp.mode, n=exp.count,
             seed=exp.seed, rules=exp.rules, duplicate=exp.duplicate, chunk_size=exp.chunk_size, levels=exp.levels,
             declaring_team=exp.declaring_team, modules=exp.strategy_modules, game=exp.game)
     except ValueError as e:
         raise X.ExperimentError(f"{exp.source}: {e}") from None
-    index = {m["name"]: i for i, m in enumerate(exp.matchups)}
+    index = {m["name"]: i for i, m in enumerate(exp.played())}
     plugins = []
     for s in {(s.matchup, s.half): s for s in specs}.values():  # policies may be tables: not hashable
         plugins += [p for p in sandbox.plugins(s) if p not in plugins]

@@ -375,7 +375,7 @@ def check_complete(deals: pd.DataFrame, matches: pd.DataFrame, expected: list[Ch
 
 
 ID_COLUMNS = ["matchup", "half", "deal_id", "match_id"]
-STRING_COLUMNS = ("matchup", "policy0", "policy1")
+STRING_COLUMNS = ("matchup", "context", "policy0", "policy1")
 
 
 def _part_matchups(paths) -> list[str]:
