@@ -1,0 +1,84 @@
+"""What searching the burial adds: a search over every decision against the same search over leads and
+follows only, head to head on duplicate deals, and the time per searched decision by decision type.
+
+Run: python benchmarks/bench_search_decisions.py [--deals 200] [--worlds 16] [--seed 1] [--game 4:2]
+
+Both sides play the same deals in both seats (duplicate): per deal id, the levels the side searching
+every decision gains minus those its opponent gains, summed over the two halves, is one observation;
+the mean per deal and its 95% interval (t over deal ids) are printed.  The time per searched decision
+is measured on a chunk where a team searches one decision type only (``decisions = [...]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+
+import numpy as np
+from scipy import stats
+
+from tractor_sim.runs import engine as E
+
+
+def levels_for_team(deals, team: int) -> np.ndarray:
+    """Levels gained by ``team`` minus levels gained by the other team, per deal (fixed levels)."""
+    gain, gainer = deals["gain"].astype(np.int64), deals["gain_team"].astype(np.int64)
+    return np.where(gainer == team, gain, np.where(gainer == 1 - team, -gain, 0))
+
+
+def head_to_head(a, b, deals: int, seed: int, game) -> tuple[float, float, float, float]:
+    """(mean levels per deal of a over b, low, high, seconds) on duplicate deals."""
+    t0 = time.perf_counter()
+    specs = E.plan_chunks([(a, b)], n=deals, seed=seed, chunk_size=25, game=game)
+    results = [E.run_chunk(s) for s in specs]
+    seconds = time.perf_counter() - t0
+    per_deal = np.zeros(deals)
+    for r in results:
+        team_of_a = 0 if r.spec.half == 0 else 1
+        ids = r.deals["deal_id"].astype(np.int64)
+        np.add.at(per_deal, ids, levels_for_team(r.deals, team_of_a))
+    per_deal /= 2  # per deal played
+    mean = per_deal.mean()
+    half = stats.t.ppf(0.975, deals - 1) * per_deal.std(ddof=1) / np.sqrt(deals)
+    return mean, mean - half, mean + half, seconds
+
+
+def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -> tuple[int, float]:
+    """(decisions searched, milliseconds each) for a search of ``decision`` only against its base."""
+    pol = {"policy": "search", "base": "expert", "worlds": worlds, "decisions": [decision]}
+    base = E.plan_chunks([("expert", "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False, game=game)[0]
+    spec = E.plan_chunks([(pol, "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False, game=game)[0]
+    E.run_chunk(dataclasses.replace(spec, count=1))  # compile outside the timing
+    t0 = time.perf_counter()
+    E.run_chunk(base)
+    plain = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    result = E.run_chunk(spec)
+    searched = time.perf_counter() - t0 - plain
+    n = result.extra.get("decisions", 0)
+    return n, 1000 * searched / max(n, 1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--worlds", type=int, default=16)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams)")
+    args = ap.parse_args()
+    players, decks = (int(x) for x in args.game.split(":"))
+    game = {"players": players, "decks": decks}
+    every = {"policy": "search", "base": "expert", "worlds": args.worlds}
+    plays = {**every, "decisions": ["lead", "follow"]}
+    for decision in ("discard", "lead", "follow"):
+        n, ms = time_per_decision(decision, args.worlds, 20, args.seed + 1, game)
+        print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})")
+    mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game)
+    print(f"search:expert:{args.worlds} (every decision) over search:expert:{args.worlds}[lead,follow]: "
+          f"{mean:+.4f} levels per deal, 95% CI [{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals "
+          f"({seconds:.0f} s, {args.game})")
+
+
+if __name__ == "__main__":
+    main()
