@@ -473,7 +473,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
 
     from tractor_sim.report.viewer import report_blocks
 
-    b += report_blocks(run_dir)
+    b += report_blocks(run_dir, deals)
     b += _appendix(manifest, name, rated, deals, matches, match_mode, matchup_names, rules)
     return _write_report(run_dir, manifest, name, b)
 

@@ -146,9 +146,9 @@ def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=Non
     # pooled into at most BOOT_BLOCKS blocks by id (blocks of independent ids are independent)
     mm = deals["match_id"].to_numpy()[mine]
     key = np.where(mm >= 0, mm, deals["deal_id"].to_numpy()[mine]).astype(np.int64)
-    ids, cl = np.unique(key, return_inverse=True)
-    nb = min(len(ids), BOOT_BLOCKS)
-    block = cl % nb
+    lo = int(key.min()) if len(key) else 0
+    nb = max(1, min(int(key.max()) - lo + 1 if len(key) else 1, BOOT_BLOCKS))  # ids are near-consecutive
+    block = (key - lo) % nb  # whole ids per block, no sort of millions of keys
     per_a = np.bincount(block[decl == ia] * n_rows + rows[decl == ia], minlength=nb * n_rows).reshape(nb, n_rows)
     per_b = np.bincount(block[decl == ib] * n_rows + rows[decl == ib], minlength=nb * n_rows).reshape(nb, n_rows)
     rng = np.random.default_rng(seed)

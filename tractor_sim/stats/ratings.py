@@ -100,10 +100,11 @@ def fit(pairs: pd.DataFrame, confidence: float = 0.95) -> dict:
     """
     if not len(pairs):
         raise RatingsError("no complete duplicate pairs to rate")
-    names = list(dict.fromkeys([*pairs["a"].astype(str), *pairs["b"].astype(str)]))
-    idx = {n: i for i, n in enumerate(names)}
     m = pairs.groupby("matchup", observed=True, sort=False).agg(
         a=("a", "first"), b=("b", "first"), total=("total", "sum"), deals=("deals", "sum"), pairs=("key", "size"))
+    # one (a, b) per matchup: the names in the same order as over every pair, without iterating millions
+    names = list(dict.fromkeys([*m["a"].astype(str), *m["b"].astype(str)]))
+    idx = {n: i for i, n in enumerate(names)}
     ia = np.array([idx[str(x)] for x in m["a"]])
     ib = np.array([idx[str(x)] for x in m["b"]])
     parts = _components(names, list(zip(ia, ib)))
