@@ -187,3 +187,21 @@ def test_compare_runs_a_python_policy_from_the_command_line():
                                     "--chunk-size", "3"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert "python_example vs basic: 6 duplicate deal pairs" in res.output
+
+
+def test_the_compiled_example_is_the_docs_worked_example_and_plays():
+    doc = (ROOT / "docs" / "strategies.md").read_text()
+    code = doc.split("Save this as `my_strategies.py` anywhere:\n\n```python\n", 1)[1].split("```", 1)[0]
+    assert (ROOT / "strategies" / "my_strategies.py").read_text() == code
+    deals, _ = runner.simulate([("grabber", "basic")], n=4, seed=2, chunk_size=4,
+                               modules=(str(ROOT / "strategies" / "my_strategies.py"),))
+    assert len(deals) == 8
+
+
+def test_the_finding_friends_call_example_runs_its_experiment(tmp_path):
+    res = CliRunner().invoke(main, ["run", str(ROOT / "strategies" / "friends.toml"), "--deals", "20",
+                                    "--chunk-size", "20", "--out", str(tmp_path / "run"), "--quiet",
+                                    "--workers", "1"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    deals = __import__("pandas").read_parquet(tmp_path / "run" / "deals.parquet")
+    assert len(deals) == 40 and set(deals["policy0"]) == {"long_caller", "basic-ace"}
