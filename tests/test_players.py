@@ -205,3 +205,20 @@ def test_the_finding_friends_call_example_runs_its_experiment(tmp_path):
     assert res.exit_code == 0, res.output
     deals = __import__("pandas").read_parquet(tmp_path / "run" / "deals.parquet")
     assert len(deals) == 40 and set(deals["policy0"]) == {"long_caller", "basic-ace"}
+
+
+def test_tune_moves_a_python_policys_parameters(tmp_path):
+    from tractor_sim.runs import tune as T
+
+    f = tmp_path / "tune.toml"
+    f.write_text(f'name = "t"\nseed = 3\nstrategy_modules = ["{ROOT / "strategies" / "python_example.py"}"]\n'
+                 '[tune]\npolicy = {policy = "python_example"}\niterations = 2\npairs = 20\n'
+                 '[tune.params.min_points]\nstart = 10\nc = 10\nmin = 0\nmax = 40\n[verify]\npairs = 10\n')
+    cfg = T.load(f)
+    from tractor_sim.play.registry import load_module
+
+    load_module(cfg["modules"][0])
+    trajectory = T.spsa(cfg)
+    assert len(trajectory) == 3 and (trajectory["score"].dropna() != 0).any()  # the parameter changes the games
+    result = T.verify(cfg, {"min_points": float(trajectory.iloc[-1]["min_points"])})
+    assert result is not None
