@@ -152,7 +152,7 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="seat must be"):
         E.TractorEnv(seat=4)
     with pytest.raises(ValueError, match="render_mode"):
-        E.aec_env(render_mode="human")
+        E.aec_env(render_mode="rgb_array")
 
 
 def test_the_examples_of_docs_environments_run(capsys):
@@ -199,3 +199,51 @@ def test_an_episode_can_start_from_a_recorded_deal():
                            for s in range(4)}
     with pytest.raises(ValueError, match="over after None decisions"):
         env.reset(options={"record": rec})
+
+
+def test_pettingzoo_module_conventions_render_and_seed_tests():
+    """tractor_sim.env: env()/raw_env(), render modes ansi (the table) and human (printed), and
+    PettingZoo's render_test and seed_test on the wrapped environment."""
+    from pettingzoo.test import render_test, seed_test
+
+    import tractor_sim.env as TE
+
+    render_test(lambda render_mode=None: TE.env(render_mode=render_mode))
+    seed_test(lambda: TE.env(), num_cycles=10)
+    e = TE.raw_env(render_mode="ansi")
+    e.reset(seed=5)
+    text = e.render()
+    assert "levels: team 0 at 2" in text and "trump: rank" in text and "points:" in text and "trick:" in text
+    assert sum(line.lstrip("> ").startswith("seat ") for line in text.splitlines()) == 4  # every hand
+
+
+def test_gymnasium_make_and_the_terminate_illegal_convention():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import tractor_sim.env as TE
+
+    e = gymnasium.make(TE.ENV_ID, others="basic", illegal="terminate", illegal_reward=-2.0)
+    check_env(e.unwrapped)
+    obs, _ = e.reset(seed=2)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = e.step(bad)
+    assert (reward, terminated, info["illegal"]) == (-2.0, True, True) and not obs["action_mask"].any()
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(0)
+    # PettingZoo's wrapper: an illegal action ends the episode, the actor gets illegal_reward
+    aec = TE.env(illegal="terminate", illegal_reward=-1)
+    aec.reset(seed=3)
+    actor = aec.agent_selection
+    obs, *_ = aec.last()
+    aec.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(aec.terminations.values()) and aec.rewards[actor] == -1
+
+
+def test_human_render_prints_the_table(capsys):
+    import tractor_sim.env as TE
+
+    e = TE.raw_env(render_mode="human")
+    e.reset(seed=1)
+    assert e.render() is None
+    assert "trump: rank" in capsys.readouterr().out
