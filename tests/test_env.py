@@ -249,3 +249,22 @@ def test_human_render_prints_the_table(capsys):
     e.reset(seed=1)
     assert e.render() is None
     assert "trump: rank" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("game", [None, (5, 2, "friends")])
+def test_observations_lie_within_their_bounds_and_card_rows_are_tight(game):
+    from tractor_sim.play.game import as_game
+
+    g = as_game(game)
+    space = E.observation_space(g)["observation"]
+    V = g.kernels.view
+    assert space.high[V.V_HAND * 54] == g.dims.DECKS and space.low[V.V_SUITS * 54] == -1
+    rng = np.random.default_rng(1)
+    for ep in range(2):
+        e = E.TractorAEC(game=g)
+        e.reset(seed=ep)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            assert space.contains(obs["observation"]), np.flatnonzero(
+                (obs["observation"] < space.low) | (obs["observation"] > space.high))[:5]
+            e.step(None if term else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

@@ -47,8 +47,10 @@ CARDS = K.N_DISTINCT  # card ids 0..53 at every size
 DONE = CARDS
 N_ACTIONS = CARDS + 1
 BID_STEP = 5
-# Bounds of the observation: card counts are 0..DECKS and card ids -1..53, but points, bids, play
-# keys and the encoded rules are larger; every value fits in int32.
+# Bounds of the observation (docs/environments.md "Observation"): card counts are 0..DECKS, card ids
+# -1..53, seats -1..SEATS-1, effective suits 0..4; the scalars of the meta rows, the trump table's
+# meta row, the points per trick, the encoded rules and Finding Friends' row are wide (every value
+# fits in int32).
 OBS_LOW, OBS_HIGH = -(2**31), 2**31 - 1
 
 
@@ -57,9 +59,35 @@ def observation_size(game=None) -> int:
     return as_game(game).kernels.view.V_ROWS * CARDS + CARDS
 
 
+def observation_bounds(game=None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of every cell of the observation, row by row of kernels/view.py."""
+    game = as_game(game)
+    V, d = game.kernels.view, game.dims
+    low = np.full((V.V_ROWS + 1, CARDS), OBS_LOW, dtype=np.int64)
+    high = np.full((V.V_ROWS + 1, CARDS), OBS_HIGH, dtype=np.int64)
+
+    def rows(first, n, lo, hi):
+        low[first:first + n], high[first:first + n] = lo, hi
+
+    rows(V.V_PLAYED, d.SEATS, 0, d.DECKS)
+    rows(V.V_TRICK, d.SEATS, 0, d.DECKS)
+    rows(V.V_HAND, 1, 0, d.DECKS)
+    rows(V.V_BURIED, 1, 0, d.DECKS)
+    rows(V.V_EFF, 1, 0, d.SUITS)
+    rows(V.V_POS, 1, 0, CARDS)
+    rows(V.V_SUITS, d.SUITS + 1, -1, CARDS - 1)
+    rows(V.V_TRICK_LEADER, 2, -1, d.SEATS - 1)  # and V_TRICK_WINNER
+    rows(V.V_DECL_SEAT, 1, -1, d.SEATS - 1)
+    rows(V.V_DECL_CARD, 1, -1, CARDS - 1)
+    rows(V.V_DECL_COUNT, 1, 0, d.DECKS)
+    rows(V.V_ROWS, 1, 0, d.DECKS)  # the cards chosen so far
+    return low.ravel(), high.ravel()
+
+
 def observation_space(game=None):
+    low, high = observation_bounds(game)
     return spaces.Dict({
-        "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(observation_size(game),), dtype=np.int64),
+        "observation": spaces.Box(low, high, shape=low.shape, dtype=np.int64),
         "action_mask": spaces.Box(0, 1, shape=(N_ACTIONS,), dtype=np.int8),
     })
 
@@ -383,4 +411,5 @@ class TractorEnv(gymnasium.Env):
 
 
 __all__ = ["TractorAEC", "TractorEnv", "aec_env", "Deal", "DONE", "N_ACTIONS", "BID_STEP", "observation_space",
+           "observation_bounds",
            "observation_size", "Game"]
