@@ -161,7 +161,7 @@ def test_the_examples_of_docs_environments_run(capsys):
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
-    assert len(blocks) == 2 and "EPISODES = 2000" in blocks[0]
+    assert len(blocks) == 3 and "tractor_sim/Tractor-v0" in blocks[0] and "EPISODES = 2000" in blocks[1]
     for block in blocks:
         exec(block.replace("EPISODES = 2000", "EPISODES = 5"), {})
     out = capsys.readouterr().out
