@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tractor_sim.play import chunks, packages
+from tractor_sim.play.errors import IllegalAnswer
 from tractor_sim.play.legal import declaration_options, sub_multisets
 from tractor_sim.rules import cards as K
 from tractor_sim.rules import sizes
@@ -175,10 +176,6 @@ def as_game(game=None, rules=None) -> Game:
 FORMAT = "tractor-sim-state"
 FORMAT_VERSION = 3  # 3: the game (size) and the deal's ids and levels; 2 (read): the 4-player 2-deck game
 DECISION_NAMES = ("declare", "discard", "lead", "follow", "bid", "call")  # kernels.view.DECISIONS
-
-
-class IllegalAnswer(ValueError):
-    """An answer the rules do not allow now; the message names the decision, the seat and why."""
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,6 @@ import numba
 import numpy as np
 
 from tractor_sim.play import players, search
-from tractor_sim.play.players import process_policy, python_policy  # noqa: F401 - registered here too
 from tractor_sim.core.kernels.view import DECISIONS, STRATEGY_SIG
 
 ENTRY_POINT_GROUP = "tractor_sim.strategies"  # the entry-point group installed plug-ins declare
@@ -524,6 +523,36 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
         name, tuple(functions), tuple(vectors), tuple(chosen[d] for d in DECISIONS), tuple(names),
         resolved_spec, tuple(sources),
     )
+
+
+def python_policy(name: str, params: dict | None = None, description: str = "") -> Callable:
+    """Register the decorated callable ``fn(decision) -> answer`` as policy ``name``, a Python policy
+    (tractor_sim.play.players, docs/bots.md).  ``params``: name -> default, handed over as
+    ``decision.params`` (a policy table's ``params = {...}`` overrides them, so ``tune`` moves them)."""
+    load_builtins()
+    try:
+        register = players.python_policy(name, params, description, taken=_POLICIES)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
+
+    def checked(fn):
+        try:
+            return register(fn)
+        except players.PlayerError as e:
+            raise StrategyError(str(e)) from None
+
+    return checked
+
+
+def process_policy(name: str, command, timeout: float = 5.0, params: dict | None = None, description: str = ""):
+    """Register a process bot: ``command`` (a list: the program and its arguments) speaks the protocol of
+    docs/bots.md; ``timeout`` seconds per answer."""
+    load_builtins()
+    source = os.path.abspath(sys._getframe(1).f_globals.get("__file__", "") or "")
+    try:
+        return players.process_policy(name, command, timeout, params, description, taken=_POLICIES, source=source)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
 
 
 def _resolve_player(spec) -> ResolvedPolicy:
