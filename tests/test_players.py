@@ -222,3 +222,9 @@ def test_tune_moves_a_python_policys_parameters(tmp_path):
     assert len(trajectory) == 3 and (trajectory["score"].dropna() != 0).any()  # the parameter changes the games
     result = T.verify(cfg, {"min_points": float(trajectory.iloc[-1]["min_points"])})
     assert result is not None
+
+
+def test_analyze_and_search_refuse_a_python_policy_by_name():
+    res = CliRunner().invoke(main, ["analyze", "test_first_legal", "--deals", "1", "--worlds", "2", "--quiet"],
+                             catch_exceptions=False)
+    assert res.exit_code == 2 and "is not compiled (analyze and search take compiled policies)" in res.output

@@ -578,6 +578,10 @@ def _resolve_search(spec) -> ResolvedPolicy:
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
     resolved = resolve_policy(base)
+    if resolved.player is not None:
+        raise StrategyError(f"policy {name!r}: a search rolls out its base policy in compiled code; "
+                            f"{resolved.player.describe()} is not compiled (analyze and search take compiled "
+                            "policies)")
     if settings.source == "sampled" and not search.SAMPLER_READY:
         raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
