@@ -228,3 +228,23 @@ def test_analyze_and_search_refuse_a_python_policy_by_name():
     res = CliRunner().invoke(main, ["analyze", "test_first_legal", "--deals", "1", "--worlds", "2", "--quiet"],
                              catch_exceptions=False)
     assert res.exit_code == 2 and "is not compiled (analyze and search take compiled policies)" in res.output
+
+
+def test_run_plays_a_python_policy_of_an_experiment_in_a_worker_and_resumes(tmp_path):
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'name = "py"\nseed = 5\ncount = 6\nchunk_size = 3\n'
+                   f'strategy_modules = ["{ROOT / "strategies" / "python_example.py"}"]\n'
+                   '[[matchup]]\na = {policy = "python_example", params = {min_points = 10}, name = "py10"}\n'
+                   'b = "expert"\n')
+    out = tmp_path / "run"
+    args = ["run", str(exp), "--out", str(out), "--quiet", "--workers", "1"]
+    res = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert any(p.startswith("Python policy 'py10' (") and p.endswith("python_example.py)") for p in manifest["plugins"])
+    deals = __import__("pandas").read_parquet(out / "deals.parquet")
+    assert len(deals) == 12 and set(deals["policy0"]) == {"py10", "expert"}
+    again = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert again.exit_code == 0, again.output
+    second = json.loads((out / "manifest.json").read_text())
+    assert second["parts_found_at_start"] == 4 and second["deals_sha256"] == manifest["deals_sha256"]
