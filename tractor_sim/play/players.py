@@ -349,7 +349,7 @@ class View:
 
     @property
     def declaration(self):
-        """The standing declaration: {"seat", "cards"}, or None."""
+        """The standing declaration: {"seat", "card"}, or None."""
         seat = self._m("M_DECL_SEAT")
         if seat < 0 or self._m("M_DECL_KIND") == 0:
             return None
