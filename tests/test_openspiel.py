@@ -31,3 +31,18 @@ def test_the_chance_outcome_is_the_engines_deal_and_states_serialize_and_clone()
     assert str(again) == str(state) != str(clone)
     assert state.information_state_string(state.current_player()) != \
         state.information_state_string((state.current_player() + 1) % 4)
+
+
+def test_openspiels_ismcts_plays_in_a_run_and_repeats():
+    from pathlib import Path
+
+    from tractor_sim.openspiel import ismcts_policy
+    from tractor_sim.runs import runner
+
+    ismcts_policy("test_ismcts", simulations=3)
+    a, _ = runner.simulate([("test_ismcts", "expert")], n=1, seed=4, duplicate=False, chunk_size=1)
+    b, _ = runner.simulate([("test_ismcts", "expert")], n=1, seed=4, duplicate=False, chunk_size=1)
+    assert len(a) == 1 and a.equals(b)
+    example = Path(__file__).resolve().parent.parent / "strategies" / "ismcts_example.py"
+    c, _ = runner.simulate([("ismcts_example", "expert")], n=1, seed=4, duplicate=False, modules=(str(example),))
+    assert list(c["policy0"]) == ["ismcts_example"]

@@ -622,7 +622,9 @@ class State:
         unless it buried it) dealt again, uniformly among the deals consistent with what it knows, and
         ready to be played on (kernels.sampler: what it reads, why it is exact).  Worlds exist from the
         kitty exchange until the deal is over; ValueError outside."""
-        SM, D = self._k.sampler, self._k.deal
+        import importlib
+
+        SM, D = importlib.import_module(self.game.package.__name__ + ".kernels.sampler"), self._k.deal
         if seat not in range(self._d.SEATS):
             raise ValueError(f"seat must be 0..{self._d.SEATS - 1}, got {seat}")
         world, wws = D.new_state(), D.new_workspace(self._enc)
