@@ -23,6 +23,7 @@ def test_the_chance_outcome_is_the_engines_deal_and_states_serialize_and_clone()
     assert [state.deal.state.hand(s) for s in range(4)] == [engine.hand(s) for s in range(4)]
     for _ in range(150):  # into the burial and the play
         state.apply_action(state.legal_actions()[-1])
+    assert state.deal.turn() is not None
     text = pyspiel.serialize_game_and_state(game, state)
     _, again = pyspiel.deserialize_game_and_state(text)
     assert str(again) == str(state) and again.history() == state.history()

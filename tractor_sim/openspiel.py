@@ -3,9 +3,10 @@
 4 players, 2 decks, the default rules (the game parameter ``rules`` names a preset, e.g.
 "russian").  The shuffle is one chance node: the deal id of a run with seed 0 (``deals`` outcomes,
 uniform; the engine's deal of that id follows, so deal k here is deal k of ``tractor-sim`` runs
-with seed 0).  The players' actions are the environments' (tractor_sim.play.env): a card at a time,
-54 cards then DONE = 54, the bids' points / 5 and the trump suit 0..3 under the auction; the legal
-actions are exactly those the mask allows.  Returns: +gain for each seat of the team that goes up,
+with seed 0).  The players' actions are the environments' (tractor_sim.play.env) shifted by one so
+that DONE comes first: action 0 is DONE (the environments' 54), action c + 1 is card c (a card at a
+time); the legal actions are exactly those the mask allows.  (DONE first: a search that tries the
+actions in order weighs stopping a lead against adding cards before it has tried every card.)  Returns: +gain for each seat of the team that goes up,
 -gain for the others (zero-sum).  Observation and information-state tensors are the seat's view
 and the row of the cards chosen so far (float32); with no private information (a public observer)
 the seat's own cards are zeroed.  The strings are compact texts of the same.
@@ -46,6 +47,15 @@ _GAME_TYPE = pyspiel.GameType(
 def _info(deals: int) -> pyspiel.GameInfo:
     return pyspiel.GameInfo(num_distinct_actions=N_ACTIONS, max_chance_outcomes=deals, num_players=PLAYERS,
                             min_utility=-13.0, max_utility=13.0, utility_sum=0.0, max_game_length=MAX_GAME_LENGTH)
+
+
+def to_action(env_action: int) -> int:
+    """The environments' action (cards 0..53, DONE 54) as this game's (DONE 0, card c: c + 1)."""
+    return 0 if env_action == CARDS else env_action + 1
+
+
+def from_action(action: int) -> int:
+    return CARDS if action == 0 else action - 1
 
 
 class TractorGame(pyspiel.Game):
@@ -95,7 +105,7 @@ class TractorState(pyspiel.State):
         return pyspiel.PlayerId.TERMINAL if turn is None else turn.seat
 
     def _legal_actions(self, player):
-        return [int(a) for a in np.flatnonzero(self.deal.mask())]
+        return sorted(to_action(int(a)) for a in np.flatnonzero(self.deal.mask()))
 
     def chance_outcomes(self):
         n = self.get_game().deals
@@ -106,12 +116,12 @@ class TractorState(pyspiel.State):
         if self.deal is None:
             self.deal = Deal(self.get_game().tractor.new_initial_state(seed=0, deal_id=int(action)))
             return
-        self.deal.act(int(action))
+        self.deal.act(from_action(int(action)))
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
-        return "done" if action == CARDS else K.card_str(int(action))
+        return "done" if action == 0 else K.card_str(int(action) - 1)
 
     def is_terminal(self):
         return self.deal is not None and self.deal.turn() is None
@@ -252,8 +262,8 @@ def ismcts_policy(name="ismcts", simulations=32, base="expert", uct_c=2.0):
         while True:
             action = bot.step(state)
             state.apply_action(action)
-            if action != CARDS:
-                cards.append(K.card_str(action))
+            if action != 0:
+                cards.append(K.card_str(action - 1))
             if not state.deal.chosen.any():  # the answer is complete (applied to the copy)
                 return cards
 
