@@ -18,14 +18,13 @@ def points(cards):
     return sum(POINTS.get(c[:-1], 0) for c in cards)
 
 
-@python_policy("python_example", params={"give": 1.0},
-               description="follows in Python: give points to a winning partner, else play cheap; expert elsewhere")
+@python_policy("python_example", params={"min_points": 5.0},
+               description="follows in Python: feed a winning partner's rich tricks, else play cheap; expert elsewhere")
 def python_example(decision):
     if decision.decision != "follow":
         return decision.ask("expert")
     view = decision.view
     options = decision.legal(limit=500)
-    partner_wins = view.winning % 2 == decision.seat % 2
-    sign = decision.params["give"] if partner_wins else -1.0
-    # most points to a winning partner, fewest otherwise; among equals the lowest cards (legal()'s order)
-    return max(options, key=lambda cards: sign * points(cards))
+    feed = view.winning % 2 == decision.seat % 2 and view.trick_points >= decision.params["min_points"]
+    # the most points into a partner's rich trick, else the fewest; among equals the first (legal()'s order)
+    return max(options, key=lambda cards: points(cards) if feed else -points(cards))

@@ -187,3 +187,64 @@ def test_compare_runs_a_python_policy_from_the_command_line():
                                     "--chunk-size", "3"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert "python_example vs basic: 6 duplicate deal pairs" in res.output
+
+
+def test_the_compiled_example_is_the_docs_worked_example_and_plays():
+    doc = (ROOT / "docs" / "strategies.md").read_text()
+    code = doc.split("Save this as `my_strategies.py` anywhere:\n\n```python\n", 1)[1].split("```", 1)[0]
+    assert (ROOT / "strategies" / "my_strategies.py").read_text() == code
+    deals, _ = runner.simulate([("grabber", "basic")], n=4, seed=2, chunk_size=4,
+                               modules=(str(ROOT / "strategies" / "my_strategies.py"),))
+    assert len(deals) == 8
+
+
+def test_the_finding_friends_call_example_runs_its_experiment(tmp_path):
+    res = CliRunner().invoke(main, ["run", str(ROOT / "strategies" / "friends.toml"), "--deals", "20",
+                                    "--chunk-size", "20", "--out", str(tmp_path / "run"), "--quiet",
+                                    "--workers", "1"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    deals = __import__("pandas").read_parquet(tmp_path / "run" / "deals.parquet")
+    assert len(deals) == 40 and set(deals["policy0"]) == {"long_caller", "basic-ace"}
+
+
+def test_tune_moves_a_python_policys_parameters(tmp_path):
+    from tractor_sim.runs import tune as T
+
+    f = tmp_path / "tune.toml"
+    f.write_text(f'name = "t"\nseed = 3\nstrategy_modules = ["{ROOT / "strategies" / "python_example.py"}"]\n'
+                 '[tune]\npolicy = {policy = "python_example"}\niterations = 2\npairs = 20\n'
+                 '[tune.params.min_points]\nstart = 10\nc = 10\nmin = 0\nmax = 40\n[verify]\npairs = 10\n')
+    cfg = T.load(f)
+    from tractor_sim.play.registry import load_module
+
+    load_module(cfg["modules"][0])
+    trajectory = T.spsa(cfg)
+    assert len(trajectory) == 3 and (trajectory["score"].dropna() != 0).any()  # the parameter changes the games
+    result = T.verify(cfg, {"min_points": float(trajectory.iloc[-1]["min_points"])})
+    assert result is not None
+
+
+def test_analyze_and_search_refuse_a_python_policy_by_name():
+    res = CliRunner().invoke(main, ["analyze", "test_first_legal", "--deals", "1", "--worlds", "2", "--quiet"],
+                             catch_exceptions=False)
+    assert res.exit_code == 2 and "is not compiled (analyze and search take compiled policies)" in res.output
+
+
+def test_run_plays_a_python_policy_of_an_experiment_in_a_worker_and_resumes(tmp_path):
+    exp = tmp_path / "exp.toml"
+    exp.write_text(f'name = "py"\nseed = 5\ncount = 6\nchunk_size = 3\n'
+                   f'strategy_modules = ["{ROOT / "strategies" / "python_example.py"}"]\n'
+                   '[[matchup]]\na = {policy = "python_example", params = {min_points = 10}, name = "py10"}\n'
+                   'b = "expert"\n')
+    out = tmp_path / "run"
+    args = ["run", str(exp), "--out", str(out), "--quiet", "--workers", "1"]
+    res = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert any(p.startswith("Python policy 'py10' (") and p.endswith("python_example.py)") for p in manifest["plugins"])
+    deals = __import__("pandas").read_parquet(out / "deals.parquet")
+    assert len(deals) == 12 and set(deals["policy0"]) == {"py10", "expert"}
+    again = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert again.exit_code == 0, again.output
+    second = json.loads((out / "manifest.json").read_text())
+    assert second["parts_found_at_start"] == 4 and second["deals_sha256"] == manifest["deals_sha256"]

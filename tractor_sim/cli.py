@@ -221,6 +221,13 @@ def strategies(modules):
     for _, name, table, desc in S.list_policies():
         parts = ", ".join(f"{k}={v}" for k, v in table.items())
         click.echo(f"  {name:16s} {parts}\n  {'':16s} {desc}")
+    from tractor_sim.play.players import list_players
+
+    click.echo("Python policies and process bots (docs/bots.md):")
+    for info in list_players():
+        ptxt = ", ".join(f"{k}={v:g}" for k, v in info.params.items())
+        click.echo(f"  {info.name:16s} {info.kind:8s} {ptxt:20s} {info.description or info.describe()}")
+    click.echo('  {policy = "process", command = [...], timeout = 5}  a bot named inline')
     click.echo("Search policies (docs/search.md):\n"
                "  search:BASE:WORLDS[:ROLLOUTS]  rolls out each candidate play in worlds sampled from the seat's "
                "knowledge (default search = search:expert:32)\n"

@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 
-from tractor_sim.play.chunks import SimulationError
+from tractor_sim.play.errors import SimulationError
 from tractor_sim.play.players import PlayerFailed, View
 
 PROTOCOL = "tractor-sim-bot"

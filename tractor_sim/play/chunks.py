@@ -18,18 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tractor_sim.core.kernels.view import DECISIONS
-from tractor_sim.rules import sizes
+from tractor_sim.play.errors import SimulationError, replay_command  # noqa: F401 - a chunk's failures, named here too
 from tractor_sim.rules.cards import card_str
-from tractor_sim.rules.options import Rules
 
 warnings.filterwarnings("ignore", message="First-class function type feature is experimental")
 
 SEARCH_NO_WORLD = 50  # kernels.search_play.ERR_NO_WORLD (not imported here: that module compiles the search)
 NO_WORLD = "no world for the search (the sampler found no deal consistent with the seat's knowledge)"
-
-
-class SimulationError(RuntimeError):
-    """A run stopped: names the strategy, the deal and seed, and the situation."""
 
 
 @dataclass(frozen=True)
@@ -216,37 +211,6 @@ def _describe_error(game, spec: ChunkSpec, pols, err) -> str:
             f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
             f"hand: {' '.join(hand)}; answer: {' '.join(answer) or '(nothing)'}; "
             f"replay with: {replay_command(spec, deal_id)}")
-
-
-def replay_command(spec: ChunkSpec, deal_id: int) -> str:
-    """The ``tractor-sim replay`` command that plays deal ``deal_id`` of ``spec`` again, as it was played."""
-    import json
-    import shlex
-
-    from tractor_sim.rules.cards import RANKS
-
-    args = ["tractor-sim", "replay", "--seed", str(spec.seed), "--deal", str(deal_id)]
-    for opt, pol in zip(("--a", "--b"), spec.policies):
-        args += [opt, pol if isinstance(pol, str) else json.dumps(pol, sort_keys=True)]
-    size = sizes.as_size(spec.game)
-    if not size.standard:
-        args += ["--players", str(size.players), "--decks", str(size.decks)]
-        if size.teams != "tractor":
-            args += ["--teams", size.teams]
-    if spec.mode == "match":
-        args += ["--mode", "match"]
-    else:
-        if tuple(spec.levels) != (0, 0):
-            args += ["--levels", ",".join(RANKS[int(x)] for x in spec.levels)]
-        if spec.declaring_team:
-            args += ["--declaring-team", str(spec.declaring_team)]
-    default = Rules().to_dict()
-    rules = {k: v for k, v in spec.rules.items() if default.get(k) != v}
-    if rules:
-        args += ["--rules", json.dumps(rules, sort_keys=True)]
-    for m in spec.modules:
-        args += ["--module", m]
-    return shlex.join(args)
 
 
 __all__ = ["SimulationError", "ChunkSpec", "ChunkResult", "policy_name", "play", "replay_command", "SEARCH_NO_WORLD"]

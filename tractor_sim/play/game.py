@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tractor_sim.play import chunks, packages
+from tractor_sim.play.errors import IllegalAnswer
 from tractor_sim.play.legal import declaration_options, sub_multisets
 from tractor_sim.rules import cards as K
 from tractor_sim.rules import sizes
@@ -201,10 +202,6 @@ def _digest(body: dict) -> str:
     import hashlib
 
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-
-
-class IllegalAnswer(ValueError):
-    """An answer the rules do not allow now; the message names the decision, the seat and why."""
 
 
 @dataclass(frozen=True)

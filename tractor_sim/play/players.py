@@ -23,7 +23,6 @@ from __future__ import annotations
 import difflib
 import inspect
 import os
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -56,13 +55,6 @@ class PlayerInfo:
             return f"Python policy {self.name!r} ({self.source or getattr(self.fn, '__module__', '?')})"
         return f"process bot {self.name!r} ({' '.join(self.command)})"
 
-    def open(self, game, spec):
-        """A session that answers the decisions of one chunk (a bot's process lives as long as it)."""
-        if self.kind == "python":
-            return PythonSession(self, spec)
-        from tractor_sim.play.bots import BotSession
-
-        return BotSession(self, game, spec)
 
 
 class PlayerFailed(Exception):
@@ -113,12 +105,12 @@ def _caller_source(fn=None) -> str:
         return ""
 
 
-def python_policy(name: str, params: dict | None = None, description: str = "") -> Callable:
+def python_policy(name: str, params: dict | None = None, description: str = "", taken=()) -> Callable:
     """Register the decorated callable ``fn(decision) -> answer`` as policy ``name``.
 
     ``params``: name -> default, handed over as ``decision.params`` (a policy table's
     ``params = {"x": 1}`` overrides them, so ``tune`` can move them)."""
-    _check_name(name)
+    _check_name(name, taken)
     table = _numbers(params, f"Python policy {name!r}")
 
     def register(fn):
@@ -133,33 +125,34 @@ def python_policy(name: str, params: dict | None = None, description: str = "") 
 
 
 def process_policy(name: str, command, timeout: float = 5.0, params: dict | None = None,
-                   description: str = "") -> PlayerInfo:
+                   description: str = "", taken=(), source: str = "") -> PlayerInfo:
     """Register a process bot: ``command`` (a list: the program and its arguments) speaks docs/bots.md;
     ``timeout`` seconds per answer."""
-    _check_name(name)
+    _check_name(name, taken)
     info = PlayerInfo(name, "process", command=_command(command, f"process bot {name!r}"),
                       timeout=_timeout(timeout, f"process bot {name!r}"),
                       params=_numbers(params, f"process bot {name!r}"), description=description,
-                      source=os.path.abspath(sys._getframe(1).f_globals.get("__file__", "") or ""))
+                      source=source)
     _register(info)
     return info
 
 
 def _register(info: PlayerInfo) -> None:
-    from tractor_sim.play import registry as S
-
-    S.load_builtins()
-    if info.name in S._POLICIES or info.name == PROCESS:
-        raise PlayerError(f"policy {info.name!r} is already a compiled policy's name")
+    """Record a player; the registry (tractor_sim.play.registry.python_policy, process_policy) has
+    checked that no compiled policy has its name."""
+    if info.name == PROCESS:
+        raise PlayerError(f"{PROCESS!r} names inline bots: choose another name")
     old = _PLAYERS.get(info.name)
     if old is not None and (old.source, old.kind) != (info.source, info.kind):
         raise PlayerError(f"policy {info.name!r} is already registered by {old.source or old.kind}")
     _PLAYERS[info.name] = info
 
 
-def _check_name(name) -> None:
+def _check_name(name, taken=()) -> None:
     if not isinstance(name, str) or not name:
         raise PlayerError(f"a policy name must be a non-empty string, got {name!r}")
+    if name in taken:
+        raise PlayerError(f"policy {name!r} is already a compiled policy's name")
 
 
 def _numbers(params, where: str) -> dict:
@@ -356,7 +349,7 @@ class View:
 
     @property
     def declaration(self):
-        """The standing declaration: {"seat", "cards"}, or None."""
+        """The standing declaration: {"seat", "card"}, or None."""
         seat = self._m("M_DECL_SEAT")
         if seat < 0 or self._m("M_DECL_KIND") == 0:
             return None

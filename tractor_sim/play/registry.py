@@ -40,7 +40,6 @@ import numba
 import numpy as np
 
 from tractor_sim.play import players, search
-from tractor_sim.play.players import process_policy, python_policy  # noqa: F401 - registered here too
 from tractor_sim.rules.fields import Real, shown
 from tractor_sim.core.kernels.view import DECISIONS, STRATEGY_SIG
 
@@ -632,6 +631,36 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
     )
 
 
+def python_policy(name: str, params: dict | None = None, description: str = "") -> Callable:
+    """Register the decorated callable ``fn(decision) -> answer`` as policy ``name``, a Python policy
+    (tractor_sim.play.players, docs/bots.md).  ``params``: name -> default, handed over as
+    ``decision.params`` (a policy table's ``params = {...}`` overrides them, so ``tune`` moves them)."""
+    load_builtins()
+    try:
+        register = players.python_policy(name, params, description, taken=_POLICIES)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
+
+    def checked(fn):
+        try:
+            return register(fn)
+        except players.PlayerError as e:
+            raise StrategyError(str(e)) from None
+
+    return checked
+
+
+def process_policy(name: str, command, timeout: float = 5.0, params: dict | None = None, description: str = ""):
+    """Register a process bot: ``command`` (a list: the program and its arguments) speaks the protocol of
+    docs/bots.md; ``timeout`` seconds per answer."""
+    load_builtins()
+    source = os.path.abspath(sys._getframe(1).f_globals.get("__file__", "") or "")
+    try:
+        return players.process_policy(name, command, timeout, params, description, taken=_POLICIES, source=source)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
+
+
 def _resolve_player(spec) -> ResolvedPolicy:
     """A Python policy or process bot (tractor_sim.play.players): no compiled functions; a chunk that
     plays one is stepped deal by deal (tractor_sim.play.stepped)."""
@@ -656,6 +685,10 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
     resolved = resolve_policy(base, package, idle)
+    if resolved.player is not None:
+        raise StrategyError(f"policy {name!r}: a search rolls out its base policy in compiled code; "
+                            f"{resolved.player.describe()} is not compiled (analyze and search take compiled "
+                            "policies)")
     if settings.source == "sampled" and not search.SAMPLER_READY:
         raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")

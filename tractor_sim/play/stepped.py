@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tractor_sim.play.chunks import SimulationError, replay_command
-from tractor_sim.play.game import DECISION_NAMES, IllegalAnswer
-from tractor_sim.play.players import PlayerFailed
+from tractor_sim.core.kernels.view import DECISIONS as DECISION_NAMES
+from tractor_sim.play.bots import BotSession
+from tractor_sim.play.errors import IllegalAnswer, SimulationError, replay_command
+from tractor_sim.play.players import PlayerFailed, PythonSession
 
 
 class PlayerFault(SimulationError):
@@ -28,7 +29,7 @@ def play_chunk(game, spec, pols, params, deals, matches, log, log_id) -> tuple[i
     The events of deal ``log_id`` (every deal's: match.LOG_ALL) go to ``log``, as in the kernel."""
     M = game.kernels.match
     logs = lambda ident: log if ident == log_id or log_id == M.LOG_ALL else None  # noqa: E731
-    sessions = [pol.player.open(game, spec) if pol.player is not None else None for pol in pols]
+    sessions = [_open(pol.player, game, spec) if pol.player is not None else None for pol in pols]
     try:
         if spec.mode == "fixed":
             return _fixed(game, spec, pols, params, sessions, deals, logs)
@@ -37,6 +38,11 @@ def play_chunk(game, spec, pols, params, deals, matches, log, log_id) -> tuple[i
         for s in sessions:
             if s is not None:
                 s.close()
+
+
+def _open(info, game, spec):
+    """A session that answers the decisions of one chunk (a bot's process lives as long as it)."""
+    return PythonSession(info, spec) if info.kind == "python" else BotSession(info, game, spec)
 
 
 def _fixed(game, spec, pols, params, sessions, deals, logs):
