@@ -86,10 +86,15 @@ def test_the_bar_starts_after_the_compile(exp_file, tmp_path, monkeypatch, times
     plain = runner.iter_results
     monkeypatch.setattr(runner, "iter_results", lambda specs, *a: (events.append(("play", [s.count for s in specs])),
                                                                      plain(specs, *a))[1])
-    done = runner.run_experiment(X.load(exp_file), tmp_path / "run", progress=Bar, compiling=Compiling, report=False)
+    exp = X.load(exp_file)
+    done = runner.run_experiment(exp, tmp_path / "run", progress=Bar, compiling=Compiling, report=False)
     assert events == [("message", "compiling the kernels for 4 players, 2 decks"), "compile starts", ("play", [1]),
                       "compile ends", ("bar", 4, 0), ("play", [20, 20, 20, 20])] + [("chunk", 20)] * 4
     assert done.deals == 80  # the compiling chunk is not kept
+    exp.matchups.append({"name": "expert-vs-basic", "a": "expert", "b": "basic"})
+    events.clear()
+    runner.run_experiment(exp, tmp_path / "two", progress=Bar, compiling=Compiling, report=False)
+    assert events[2] == ("play", [1, 1])  # a deal for each matchup's policies (both halves: one set)
 
 
 def test_the_cli_says_what_compiles_and_ends_with_the_headline(exp_file, tmp_path, monkeypatch, times):

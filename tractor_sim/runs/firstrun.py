@@ -5,9 +5,8 @@ A cold start compiles for tens of seconds before the first chunk finishes; a
 user who sees only a still bar thinks it hangs, and a rate counting the
 compile understates the speed.  So the runner compiles with small chunks
 first (a deal for each set of policies), under this sentence, and starts the
-bar after them.  The estimate is
-the last compile measured on this machine (a JSON file beside the size
-packages), else a typical figure.
+bar after them.  The estimate is the last compile measured on this machine
+(a JSON file beside the size packages), else a typical figure.
 """
 
 from __future__ import annotations
@@ -57,12 +56,11 @@ def pending(spec) -> str | None:
     kind, key = _key(spec)
     if kind == "search":
         return search_pending()
-    else:
-        size = sizes.as_size(spec.game)
-        if _cached(Path(packages.compiled_package(size).__file__).parent / "kernels" / "match.py", "play_chunk"):
-            return None
-        what = (f"the kernels for {size.players} players, {size.decks} decks"
-                f"{' (Finding Friends)' if size.teams == 'friends' else ''}")
+    size = sizes.as_size(spec.game)
+    if _cached(Path(packages.compiled_package(size).__file__).parent / "kernels" / "match.py", "play_chunk"):
+        return None
+    what = (f"the kernels for {size.players} players, {size.decks} decks"
+            f"{' (Finding Friends)' if size.teams == 'friends' else ''}")
     return f"compiling {what} (first run only, about {estimate(key, kind):.0f} s)"
 
 

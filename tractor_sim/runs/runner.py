@@ -54,19 +54,20 @@ def simulate(matchups, *, mode: str = "fixed", n: int = 1000, seed: int = 0, rul
     return to_frames(results)
 
 
-def _compile_first(spec, executor, timeout, compiling) -> None:
-    """Compile what ``spec`` plays with a one-deal chunk (dropped) under ``compiling``'s message, when
-    numba's cache does not hold its kernels; its time is kept for the next estimate."""
+def _compile_first(specs, executor, timeout, compiling) -> None:
+    """When numba's cache does not hold the kernels of ``specs[0]``, compile what the run plays under
+    ``compiling``'s message: a one-deal chunk (dropped) per distinct set of policies, rules and size
+    (firstrun.first_chunks); the time is kept for the next estimate."""
     from tractor_sim.runs import firstrun
 
-    text = firstrun.pending(spec)
+    text = firstrun.pending(specs[0])
     if text is None:
         return
     t0 = time.perf_counter()
     with compiling(text) if compiling else nullcontext():
-        for _ in iter_results([firstrun.first_chunk(spec)], executor, timeout):
+        for _ in iter_results(firstrun.first_chunks(specs), executor, timeout):
             pass
-    firstrun.record(spec, time.perf_counter() - t0)
+    firstrun.record(specs[0], time.perf_counter() - t0)
 
 
 @dataclass
@@ -140,7 +141,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
             with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor:
                 manifest["backend"] = executor.describe() if executor else "local: in this process"
                 if todo:
-                    _compile_first(todo[0], executor, timeout, compiling)
+                    _compile_first(todo, executor, timeout, compiling)
                 with (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) \
                         as advance:
                     for result in iter_results(todo, executor, timeout):
