@@ -89,11 +89,3 @@ class Real:
         """' from LOW to HIGH', or nothing for any finite number."""
         return "" if (self.low, self.high) == (-1e300, 1e300) else " " + _range(self.low, self.high)
 
-
-def whole_text(text: str, field: Whole, error=ValueError) -> int:
-    """A command-line word as the declared whole number (``--deals 20``), or ``error`` naming the field."""
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise error(f"{field.name}: expected a whole number {field.bounds}, got {shown(text)}") from None  # an option
-    return field.check(value, "", error)
