@@ -142,7 +142,7 @@ def _one(folder, module, name, decision, chunk, workers):
     return 0, deals
 
 
-@settings(max_examples=max(3, EXAMPLES // 25))
+@settings(max_examples=int(os.environ.get("PLUGIN_EXAMPLES", max(3, EXAMPLES // 25))))  # 4 by default, 40 slow
 @given(modules())
 def test_generated_plugins_are_refused_by_name_or_play_alike_at_any_chunking(tmp_path_factory, module):
     src, name, decision, mistake = module

@@ -147,7 +147,10 @@ def judge(file, explain, record_file, index, trick_no, no_check):
             _fail(f"{name}: input is not valid JSON: {e}")
         except RecursionError:
             _fail(f"{name}: the JSON is nested too deeply")
-    out = referee.trick(**referee.check_json(data), explain=explain)
+    try:
+        out = referee.trick(**referee.check_json(data), explain=explain)
+    except referee.RefereeError as e:  # the message names the field; say which input it is in
+        _fail(f"{record_file + f', record {index}, trick {trick_no}' if record_file else name}: {e}")
     click.echo(json.dumps(out, indent=2))
 
 

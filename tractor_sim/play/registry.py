@@ -130,11 +130,11 @@ class StrategyInfo:
     ranges: dict = field(default_factory=dict)  # param -> (lowest, highest) it plays legally; else any finite
     fn: Any = None  # the Python function registered (named in errors, compared on a second registration)
 
-    def declared(self, param: str) -> Real:
-        """The declaration of parameter ``param`` (tractor_sim.rules.fields.Real): its range, or any
-        finite number when the strategy declares none."""
+    def declared(self, param: str, label: str | None = None) -> Real:
+        """The declaration of parameter ``param`` (tractor_sim.rules.fields.Real, named ``label``): its
+        range, or any finite number when the strategy declares none."""
         low, high = self.ranges.get(param, (-1e300, 1e300))
-        return Real(param, float(low), float(high))
+        return Real(label or param, float(low), float(high))
 
     def range_text(self, param: str) -> str:
         return self.declared(param).bounds.strip() if param in self.ranges else "any finite number"
@@ -616,7 +616,7 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
                 hint = _suggest(p, values) if values else " (it has no parameters)"
                 raise StrategyError(f"policy {name!r}: parameter {d}.{p}: unknown parameter {p!r} of {d} strategy "
                                     f"{info.name!r}{hint}")
-            values[p] = info.declared(p).check(v, f"policy {name!r}: parameter {d}.", StrategyError)
+            values[p] = info.declared(p, f"{d}.{p}").check(v, f"policy {name!r}: parameter ", StrategyError)
         functions.append(idle_function() if d in idle else info.function if package is None
                          else info.sized_function(package))
         vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))

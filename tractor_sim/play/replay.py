@@ -115,8 +115,11 @@ def open_run(run_dir, columns=None):
     from tractor_sim.rules import files
 
     run_dir = Path(run_dir)
-    manifest = files.read_json(run_dir / "manifest.json", "run manifest", RecordError)
-    deals = files.read_parquet(run_dir / "deals.parquet", "deals table", RecordError, columns)
+    try:
+        manifest = files.read_json(run_dir / "manifest.json", "run manifest", RecordError)
+        deals = files.read_parquet(run_dir / "deals.parquet", "deals table", RecordError, columns)
+    except RecordError as e:
+        raise RecordError(f"{e} (not a finished run directory)") from None
     return manifest, deals
 
 

@@ -24,6 +24,11 @@ def shown(value) -> str:
     return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
 
 
+def _label(where: str, name: str) -> str:
+    """How a message names the field: ``where`` then the quoted name ("rule option 'throw_penalty'")."""
+    return f"{where}{name!r}" if name else where.rstrip(" .:")
+
+
 def _range(low, high) -> str:
     return f"from {low:g} to {high:g}" if isinstance(low, float) or isinstance(high, float) else f"from {low} to {high}"
 
@@ -40,7 +45,7 @@ class Whole:
 
     def check(self, value, where: str = "", error=ValueError) -> int:
         """``value`` as an int, or ``error`` naming ``where`` + the field."""
-        field = f"{where}{self.name}"
+        field = _label(where, self.name)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise error(f"{field}: expected a whole number {_range(self.low, self.high)}, got {shown(value)}")
         value = int(value)
@@ -66,7 +71,7 @@ class Real:
     meaning: str = ""
 
     def check(self, value, where: str = "", error=ValueError) -> float:
-        field = f"{where}{self.name}"
+        field = _label(where, self.name)
         if not isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
             raise error(f"{field}: expected a number{self.bounds}, got {shown(value)}")
         try:
@@ -84,11 +89,3 @@ class Real:
         """' from LOW to HIGH', or nothing for any finite number."""
         return "" if (self.low, self.high) == (-1e300, 1e300) else " " + _range(self.low, self.high)
 
-
-def whole_text(text: str, field: Whole, error=ValueError) -> int:
-    """A command-line word as the declared whole number (``--deals 20``), or ``error`` naming the field."""
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise error(f"{field.name}: expected a whole number {field.bounds}, got {shown(text)}") from None
-    return field.check(value, "", error)

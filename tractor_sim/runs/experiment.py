@@ -17,6 +17,7 @@ from tractor_sim.rules.fields import Whole, shown
 from tractor_sim.runs import contexts as CTX
 from tractor_sim.rules.options import Rules, RulesError
 from tractor_sim.rules.sizes import STANDARD, GameSize, GameSizeError, check_rules
+from tractor_sim.runs.engine import MAX_CHUNK, MAX_COUNT
 
 TOP_KEYS = {"name", "description", "seed", "mode", "count", "duplicate", "chunk_size", "rules",
             "fixed", "matchup", "sweep", "strategy_modules", "game", "contexts"}
@@ -29,15 +30,15 @@ class ExperimentError(ValueError):
     """A bad experiment file; the message names the file and the key."""
 
 
-# The experiment's numbers, declared once (tractor_sim.rules.fields). Match ids are stored as
-# match_id * 1000 + deal in int64 deal ids, and a chunk's rows are allocated at once.
+# The experiment's numbers, declared once (tractor_sim.rules.fields), with the engine's limits
+# (engine.MAX_COUNT, MAX_CHUNK; its check_plan adds the limits of a mode and of the whole plan).
 NUMBERS = {
     "seed": Whole("seed", 0, 2**64 - 1, "the root seed of every deal's random streams",
                   "the streams are seeded by 64 bits"),
-    "count": Whole("count", 1, 10**12, "deals (fixed mode) or matches (match mode) per matchup and half",
-                   "deal ids are stored as 64-bit numbers: match_id * 1000 + deal"),
-    "chunk_size": Whole("chunk_size", 1, 100_000, "deals or matches per kernel call (a unit of work)",
-                        "a chunk's rows are allocated at once: 100,000 matches take up to 4 million rows"),
+    "count": Whole("count", 1, MAX_COUNT, "deals (fixed mode) or matches (match mode) per matchup and half",
+                   "deal ids per matchup and half; match-mode deal ids are match_id * 1000 + deal"),
+    "chunk_size": Whole("chunk_size", 1, max(MAX_CHUNK.values()), "deals or matches per kernel call",
+                        "a chunk's output rows are allocated at once"),
 }
 
 

@@ -138,6 +138,9 @@ class RunStore:
         """Remove ``.lock`` and release it (unlinked while held: a process that opened it meanwhile
         finds its inode gone and locks a new file, _take_lock)."""
         if self._lock is not None:
+            from tractor_sim.play.sandbox import remove_on_interrupt
+
+            remove_on_interrupt(None)
             try:
                 os.unlink(self.dir / ".lock")
             except OSError:
@@ -252,6 +255,9 @@ class RunStore:
         os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": _now(),
                                  "command": self.command}).encode())
         self._lock = fd
+        from tractor_sim.play.sandbox import remove_on_interrupt
+
+        remove_on_interrupt(os.path.abspath(path))  # Ctrl-C inside a kernel call ends the process at once
 
     def _read_manifest(self, repair: bool) -> dict | None:
         if not self.manifest_path.exists():
