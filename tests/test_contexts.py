@@ -140,6 +140,9 @@ def test_completing_a_table():
     assert CTX.complete({"discard": "void", "name": "v"}, "expert") == {"policy": "expert", "discard": "void",
                                                                          "name": "v"}
     assert CTX.complete("basic", "expert") == "basic"
+    from tractor_sim.core.kernels.view import DECISIONS
+
+    assert CTX.DECISIONS == DECISIONS
     assert CTX.complete({"policy": "basic", "discard": "void"}, "expert") == {"policy": "basic", "discard": "void"}
     ctx = {"policy": "expert", "name": "mine", "params": {"discard.x": 1, "lead": {"y": 2}}}
     assert CTX.complete({"discard": "void", "params": {"follow.z": 3}}, ctx) == {
@@ -158,6 +161,8 @@ def test_completing_a_table():
     ('contexts = ["search:expert:4"]\n[[matchup]]\na = {lead = "pairs_first"}\nb = {lead = "top_cards"}',
      "matchup[0].a names lead"),
     ('contexts = ["basic", "nosuch"]', "in context 'nosuch'"),
+    ('contexts = ["basic"]\n[[matchup]]\na = {dicsard = "void"}\nb = "basic"',
+     "matchup[0].a: unknown policy key 'dicsard' (did you mean 'discard'?)"),
 ])
 def test_context_errors_name_the_problem(tmp_path, line, expected):
     path = tmp_path / "bad.toml"
