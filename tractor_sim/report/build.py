@@ -397,6 +397,8 @@ def build_report(run_dir) -> tuple[Path, Path]:
         b += [("p", "Levels per deal: a policy's net levels (its team's gains minus the other team's) over the "
                     "deals played. ± is the half-width of the simultaneous 95% interval; a duplicate pair is one "
                     "deal (or match) played twice with the policies swapped between the teams.")]
+    by_context = report_contexts.analyze(deals)
+    b += report_contexts.headline(by_context)
     if chain_text:
         b += [("p", chain_text)]
 
@@ -443,7 +445,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
             reasons.setdefault(why, []).append(m)
         b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
 
-    b += report_contexts.blocks(deals, run_dir)
+    b += report_contexts.blocks(by_context, run_dir)
     b += [("h", 2, "Figures")]
     shown, note = _plot_sample(deals)
     _figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "

@@ -72,12 +72,26 @@ def interaction_sentence(result: dict) -> str:
             f"familywise (Holm over all {len(t)}): {each}." + wald)
 
 
-def blocks(deals: pd.DataFrame, run_dir: Path) -> list[tuple]:
+def analyze(deals: pd.DataFrame) -> dict | None:
+    """stats.contexts.by_context of a run with contexts; None without."""
+    return SC.by_context(deals) if "context" in deals else None
+
+
+def headline(result: dict | None) -> list[tuple]:
+    """Under the headline: the pooled numbers say so, and the interaction's verdict."""
+    if result is None:
+        return []
+    return [("p", f"This run has contexts ({', '.join(result['contexts'])}): the headline and the tables pool "
+                  "them (a policy's rating is its mean over the contexts, and the rating model's misses include "
+                  "the differences between contexts). Each context alone: section By context. "
+                  + interaction_sentence(result))]
+
+
+def blocks(result: dict | None, run_dir: Path) -> list[tuple]:
     """The section's report blocks (build.py's block kinds) and interaction.csv; none for a run without
     contexts."""
-    if "context" not in deals:
+    if result is None:
         return []
-    result = SC.by_context(deals)
     result["interaction"].to_csv(Path(run_dir) / "interaction.csv", index=False)
     out = [("h", 2, "By context"),
            ("p", f"Every matchup was played once per context ({', '.join(result['contexts'])}) on the same "

@@ -7,9 +7,10 @@ ids).  The context completes a *partial* table, one without ``policy``:
 ``{discard = "void"}`` in context ``expert`` is ``expert`` burying with
 ``void``.  A policy name, a table with ``policy`` and a search table are full
 policies and play as they are in every context.  A search context keeps its
-budget and searches over the completed table: it decides every lead and
-follow itself, so a table that names ``lead`` or ``follow`` is refused there
-(its strategy would never be played).
+budget and searches over the completed table the decisions the table does not
+name (``decisions``: of the burial, the lead and the follow, those left to the
+context), so the studied decision is always the table's own; a table that
+names every searched decision leaves the search nothing and is refused there.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from tractor_sim.play import search
 
 DECISIONS = ("declare", "discard", "lead", "follow", "bid", "call")  # kernels.view.DECISIONS, without compiling
 SEP = "@"  # a matchup's name in a context: NAME@CONTEXT (a run's matchup column; the context column too)
-SEARCHED = ("lead", "follow")  # the decisions a search context decides itself (tractor_sim.play.search)
 
 
 class ContextError(ValueError):
@@ -100,11 +100,13 @@ def complete(spec, context, where: str = "policy"):
         return spec
     if not search.is_search(context):
         return _complete_table(spec, context)
-    named = [d for d in SEARCHED if d in spec]
-    if named:
-        raise ContextError(f"{where} names {' and '.join(named)}, which the search context {context_name(context)!r} "
-                           f"decides itself: drop that context or the key {named[0]!r}")
     table = search._from_name(context) if isinstance(context, str) else dict(context)
+    searched = table.get("decisions", search.SEARCHABLE)
+    searched = [d for d in ([searched] if isinstance(searched, str) else searched) if d not in spec]
+    if not searched:
+        raise ContextError(f"{where} names every decision the search context {context_name(context)!r} searches: "
+                           "drop that context, or a key")
+    table["decisions"] = searched
     table["base"] = _complete_table(spec, table.get("base", search.DEFAULT_BASE))
     table["name"] = partial_name(spec)
     return table

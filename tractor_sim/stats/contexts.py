@@ -56,14 +56,19 @@ def _influence(pairs: pd.DataFrame, keys: np.ndarray) -> tuple[dict, np.ndarray,
 
 
 def by_context(deals: pd.DataFrame, confidence: float = 0.95, alpha: float = 0.05) -> dict:
-    """Per context: ``fit`` and ``pairwise`` (as stats.ratings), or ``error``; and ``interaction``: one row
-    per pair of policies and pair of contexts (difference of the pair's rating difference, interval,
-    p-value, Holm over all rows, ``resolved``), and ``wald`` (chi2, df, p) over all of them."""
-    contexts = names_of(deals)
+    """``of_pairs`` of each context's pair table (stats.ratings.pair_table)."""
     ctx = deals["context"].astype(str).to_numpy()
+    return of_pairs({c: ratings.pair_table(deals[ctx == c]) for c in names_of(deals)}, confidence, alpha)
+
+
+def of_pairs(pair_tables: dict, confidence: float = 0.95, alpha: float = 0.05) -> dict:
+    """Per context (``pair_tables``: context -> pair table on shared ids): ``fit`` and ``pairwise`` (as
+    stats.ratings), or ``error``; and ``interaction``: one row per pair of policies and pair of contexts
+    (difference of the pair's rating difference, interval, p-value, Holm over all rows, ``resolved``), and
+    ``wald`` (chi2, df, p) over all of them."""
+    contexts = list(pair_tables)
     per, parts = {}, {}
-    for c in contexts:
-        pairs = ratings.pair_table(deals[ctx == c])
+    for c, pairs in pair_tables.items():
         try:
             fit = ratings.fit(pairs, confidence)
         except ratings.RatingsError as e:
