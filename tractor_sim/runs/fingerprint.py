@@ -17,8 +17,10 @@ import marshal
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
-ENGINE_CODE = ("kernels/*.py", "strategy_lib.py", "rules.py", "cards.py", "engine.py", "game.py", "sizes.py")
+PACKAGE = Path(__file__).resolve().parent.parent  # tractor_sim/
+# What plays a deal: the compiled package, the rules, and the Python that hands chunks to the kernels.
+ENGINE_CODE = ("core/*.py", "core/kernels/*.py", "core/strategies/*.py", "rules/*.py", "play/game.py",
+               "play/chunks.py", "play/stepped.py", "runs/engine.py")
 
 
 def file_hash(path: str | Path) -> str:
