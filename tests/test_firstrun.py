@@ -115,7 +115,7 @@ def test_the_cli_says_what_compiles_and_ends_with_the_headline(exp_file, tmp_pat
 
 def test_the_headline_is_read_from_the_report(tmp_path):
     md = tmp_path / "report.md"
-    md.write_text("# Report\n\n## Headline\n\n**basic beats random by 0.4 levels\nper deal.**\n\n## Table\n| a |\n")
-    assert cli._headline(md) == "basic beats random by 0.4 levels per deal."
-    md.write_text("# Report\n\nno headline here\n")
+    md.write_text("# Report\n\n**basic beats random by 0.4 levels\nper deal.**\n\nMeasured against ...\n\n## Table\n")
+    assert cli._headline(md) == "basic beats random by 0.4 levels per deal."  # the report opens with it
+    md.write_text("# Report\n\n## Table\n| a |\n")
     assert cli._headline(md) == "" and cli._headline(tmp_path / "missing.md") == ""

@@ -336,14 +336,14 @@ def _compiling(quiet, text):
 
 
 def _headline(report_md) -> str:
-    """The headline paragraph of a report.md (its "## Headline" section), without the bold marks."""
+    """The headline of a report.md: its first paragraph after the title (the bold sentence the report
+    opens with), without the bold marks."""
     try:
         lines = Path(report_md).read_text(encoding="utf-8").splitlines()
-        start = lines.index("## Headline") + 1
-    except (OSError, ValueError):
+    except OSError:
         return ""
     para = []
-    for line in lines[start:]:
+    for line in lines[1:]:
         if line.startswith("#") or (not line.strip() and para):
             break
         if line.strip():
