@@ -16,13 +16,17 @@ install: $(VENV)/.installed
 demo: install
 	$(VENV)/bin/tractor-sim run experiments/quickstart.toml --out runs/quickstart
 
+# Tiers (README "Tests"): `test` every rule and feature at a small size, over the machine's cores;
+# `test-slow` the long differential, legality and statistical runs; `test-all` both.
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadgroup
 
 test-slow: install
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -n auto --dist loadgroup -m slow
+
+test-all: test test-slow
 
 bench: install
 	$(PY) benchmarks/bench_deals.py
 
-.PHONY: install demo test test-slow bench
+.PHONY: install demo test test-slow test-all bench

@@ -1,6 +1,6 @@
 """Compile time: cold and warm start, and where a cold start's compile time goes.
 
-Run: python benchmarks/bench_compile.py [--top 25] [--skip-quickstart] [--json FILE]
+Run: python benchmarks/bench_compile.py [--top 25] [--skip-quickstart] [--size 6p3d] [--json FILE]
 
 Each figure is a child process with its own NUMBA_CACHE_DIR (a new empty
 directory for a cold start, the same one again for the warm start after it),
@@ -9,7 +9,8 @@ compare CPU) and by the wall clock:
 
 - import: ``import tractor_sim.runs.engine`` (and the package), in the cold child;
 - first basic result: from the start of the child to the rows of a first
-  small chunk, ``basic`` against ``basic`` (engine.run_chunk, 10 deals);
+  small chunk, ``basic`` against ``basic`` (engine.run_chunk, 10 deals), at 4 players and 2 decks
+  or the game size of ``--size`` (its package copy and numba cache both empty: a new size);
 - quick start: ``tractor-sim run experiments/quickstart.toml`` (what
   ``make demo`` runs), to its exit;
 - warm: the same two again, the cache now filled.
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -116,8 +118,9 @@ import tractor_sim.runs.engine as E  # noqa: E402
 mark("import")
 if scenario == "first":
     from tractor_sim.rules.options import Rules
+    game = tuple(json.loads(sys.argv[2])) if len(sys.argv) > 2 else (4, 2, "tractor")
     E.run_chunk(E.ChunkSpec("bench", ("basic", "basic"), ("basic", "basic"), 0, "fixed", 0, 10, 1,
-                            Rules().to_dict()))
+                            Rules().to_dict(), game=game))
     mark("first basic result")
     report()
 else:
@@ -138,6 +141,7 @@ def child(scenario: str, cache: str, args=()) -> dict:
     """Run the probe child; its marks, per-function rows, and its own CPU and wall seconds."""
     out = tempfile.mktemp(prefix="bench-compile-", suffix=".json")
     env = {**os.environ, "NUMBA_CACHE_DIR": cache, "BENCH_COMPILE_OUT": out,
+           "TRACTOR_SIM_CACHE": os.path.join(cache, "tractor-sim"),  # the size packages: as empty
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -197,13 +201,20 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=25, help="functions in the breakdown")
     ap.add_argument("--skip-quickstart", action="store_true")
     ap.add_argument("--json", help="also write everything here")
+    ap.add_argument("--size", default="4p2d", help="the first result's game size, e.g. 6p3d, 5p2df (friends): "
+                                                 "a new size from an empty cache")
     args = ap.parse_args()
+    m = re.fullmatch(r"(\d)p(\d)d(f?)", args.size)
+    if not m:
+        sys.exit(f"--size: expected e.g. 4p2d, 6p3d or 5p2df, got {args.size!r}")
+    game = [int(m[1]), int(m[2]), "friends" if m[3] else "tractor"]
     caches = [tempfile.mkdtemp(prefix="tractor-numba-cache-") for _ in range(2)]
     runs = tempfile.mkdtemp(prefix="tractor-runs-")
     out: dict = {"python": sys.executable, "checkout": str(ROOT)}
     try:
-        cold = child("first", caches[0])
-        warm = child("first", caches[0])
+        cold = child("first", caches[0], [json.dumps(game)])
+        warm = child("first", caches[0], [json.dumps(game)])
+        out["size"] = args.size
         out["cold"] = {"import": cold["marks"]["import"], "first basic result": cold["marks"]["first basic result"],
                        "process": cold["process"]}
         out["warm"] = {"import": warm["marks"]["import"], "first basic result": warm["marks"]["first basic result"],

@@ -164,3 +164,19 @@ def test_chain_predicts_simulated_matches(preset):
     other = chain.win_probability(deals, a["name"], b["name"], n_boot=2,
                                   rules="standard" if preset == "russian" else "russian")
     assert abs(other["expected_deals"] - s["deals_per_match"]) > 3.5 * se_deals
+
+
+def test_bootstrap_resamples_deal_ids_so_shared_deals_move_together():
+    # duplicate deals where A and B land in the same row on every deal id (A declares in half 0, B in
+    # half 1): resampling deal ids keeps the two row distributions equal, so under draw the match stays
+    # 50/50 in every resample; resampling the two policies independently made a wide interval
+    rng = np.random.default_rng(4)
+    rows = rng.choice(8, 800, p=[0.02, 0.15, 0.35, 0.25, 0.13, 0.06, 0.03, 0.01])
+    d = table(np.concatenate([rows, rows]), np.zeros(1600, int))
+    d["policy0"] = np.array(["A"] * 800 + ["B"] * 800)
+    d["policy1"] = np.array(["B"] * 800 + ["A"] * 800)
+    d["deal_id"] = np.tile(np.arange(800), 2)
+    d["match_id"] = -1
+    r = chain.win_probability(d, "A", "B", n_boot=50, seed=2)
+    assert r["win_prob"] == pytest.approx(0.5)
+    assert r["low"] == pytest.approx(0.5, abs=1e-9) and r["high"] == pytest.approx(0.5, abs=1e-9)

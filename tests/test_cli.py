@@ -55,7 +55,7 @@ def test_run_writes_the_run_directory_and_report(exp_file, tmp_path):
     assert manifest["seed"] == 9 and manifest["deals"] == 120
     assert "numba" in manifest["versions"] and manifest["finished"]
     md = (out / "report.md").read_text()
-    assert "## Headline" in md and "| matchup |" in md and "figures/" in md
+    assert md.splitlines()[2].startswith("**In the pool of") and "| matchup |" in md and "figures/" in md
     assert list((out / "figures").glob("*.png"))
     html = (out / "report.html").read_text()
     assert "data:image/png;base64," in html

@@ -28,12 +28,13 @@ def test_importing_the_engine_compiles_nothing():
     assert out.stdout.split() == ["0", "0", "0"]
 
 
+@pytest.mark.slow
 @jit_only
 def test_a_chunk_calls_the_driver_without_compiling_a_copy(tmp_path):
     """From an empty cache (a cached play_chunk would not show what it compiles): a chunk compiles
     its driver once, and no play_deal linking a copy of it (match.play_chunk calls it by address);
     rules without the auction compile the driver without it, and only rules with it compile the
-    auction's phases."""
+    auction's phases.  Slow: both 4/2 drivers compiled again from nothing (over a minute on CI)."""
     code = ("from tractor_sim.runs import engine\n"
             "from tractor_sim.core.kernels import deal, phases\n"
             "from tractor_sim.rules.options import Rules\n"

@@ -19,6 +19,7 @@ at 3 and 4 decks are judged by tests/test_sized_deals.py.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 
@@ -232,6 +233,7 @@ def test_declare_helpers_of_the_strategies(decks):
 # whole draws, by the phases
 
 
+@functools.cache  # compiled once a session: two tests at 6/3 drive the same draw
 def _drive_draw(decks):
     """A compiled loop over the phases of the draw (and of the auction) of the sized package: ask the
     strategy of the seat to act and apply its answer, until the kitty exchange is asked.  Returns
@@ -454,8 +456,11 @@ def test_the_auction_at_six_players_three_decks():
     assert checked == 18
 
 
+@pytest.mark.slow
 def test_the_auction_at_six_players_three_decks_whole_deals():
-    """Whole deals and matches with the auction at 6/3 by the engine (bids up to the 300 points)."""
+    """Whole deals and matches with the auction at 6/3 by the engine (bids up to the 300 points).
+    Slow: the default tier has the 6/3 auction's phases (above) and its whole deals judged by
+    reference9 (test_sized_deals.py, variant D)."""
     from tractor_sim.runs import engine as E
     from tractor_sim.core.kernels import match as M
 

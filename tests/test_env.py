@@ -152,7 +152,7 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="seat must be"):
         E.TractorEnv(seat=4)
     with pytest.raises(ValueError, match="render_mode"):
-        E.aec_env(render_mode="human")
+        E.aec_env(render_mode="rgb_array")
 
 
 def test_the_examples_of_docs_environments_run(capsys):
@@ -161,7 +161,7 @@ def test_the_examples_of_docs_environments_run(capsys):
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
-    assert len(blocks) == 2 and "EPISODES = 2000" in blocks[0]
+    assert len(blocks) == 3 and "tractor_sim/Tractor-v0" in blocks[0] and "EPISODES = 2000" in blocks[1]
     for block in blocks:
         exec(block.replace("EPISODES = 2000", "EPISODES = 5"), {})
     out = capsys.readouterr().out
@@ -199,3 +199,72 @@ def test_an_episode_can_start_from_a_recorded_deal():
                            for s in range(4)}
     with pytest.raises(ValueError, match="over after None decisions"):
         env.reset(options={"record": rec})
+
+
+def test_pettingzoo_module_conventions_render_and_seed_tests():
+    """tractor_sim.env: env()/raw_env(), render modes ansi (the table) and human (printed), and
+    PettingZoo's render_test and seed_test on the wrapped environment."""
+    import re
+
+    from pettingzoo.test import render_test, seed_test
+
+    import tractor_sim.env as TE
+
+    render_test(lambda render_mode=None: TE.env(render_mode=render_mode))
+    seed_test(lambda: TE.env(), num_cycles=10)
+    e = TE.raw_env(render_mode="ansi")
+    e.reset(seed=5)
+    text = e.render()
+    assert "levels: team 0 at 2" in text and "trump: rank" in text and "points:" in text and "trick:" in text
+    assert sum(bool(re.match(r"^[> ] seat \d: ", line)) for line in text.splitlines()) == 4  # every hand
+
+
+def test_gymnasium_make_and_the_terminate_illegal_convention():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import tractor_sim.env as TE
+
+    e = gymnasium.make(TE.ENV_ID, others="basic", illegal="terminate", illegal_reward=-2.0)
+    check_env(e.unwrapped)
+    obs, _ = e.reset(seed=2)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = e.step(bad)
+    assert (reward, terminated, info["illegal"]) == (-2.0, True, True) and not obs["action_mask"].any()
+    with pytest.raises(RuntimeError, match="reset"):
+        e.step(0)
+    # PettingZoo's wrapper: an illegal action ends the episode, the actor gets illegal_reward
+    aec = TE.env(illegal="terminate", illegal_reward=-1)
+    aec.reset(seed=3)
+    actor = aec.agent_selection
+    obs, *_ = aec.last()
+    aec.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(aec.terminations.values()) and aec.rewards[actor] == -1
+
+
+def test_human_render_prints_the_table(capsys):
+    import tractor_sim.env as TE
+
+    e = TE.raw_env(render_mode="human")
+    e.reset(seed=1)
+    assert e.render() is None
+    assert "trump: rank" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("game", [None, (5, 2, "friends")])
+def test_observations_lie_within_their_bounds_and_card_rows_are_tight(game):
+    from tractor_sim.play.game import as_game
+
+    g = as_game(game)
+    space = E.observation_space(g)["observation"]
+    V = g.kernels.view
+    assert space.high[V.V_HAND * 54] == g.dims.DECKS and space.low[V.V_SUITS * 54] == -1
+    rng = np.random.default_rng(1)
+    for ep in range(2):
+        e = E.TractorAEC(game=g)
+        e.reset(seed=ep)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            assert space.contains(obs["observation"]), np.flatnonzero(
+                (obs["observation"] < space.low) | (obs["observation"] > space.high))[:5]
+            e.step(None if term else int(rng.choice(np.flatnonzero(obs["action_mask"]))))

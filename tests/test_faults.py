@@ -120,6 +120,23 @@ def test_kill_9_at_random_points_then_resume_is_identical(tmp_path):
     assert (out / "deals.parquet").read_bytes() == (fresh / "deals.parquet").read_bytes()
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_the_lock_file_is_removed_however_a_run_ends(tmp_path, sig):
+    """Finished, interrupted by a signal, or failed: no .lock is left behind (issue 28, item 6)."""
+    exp = tmp_path / "long.toml"
+    exp.write_text(TINY.replace("count = 60", "count = 4000").replace("chunk_size = 20", "chunk_size = 50"))
+    out = tmp_path / "run"
+    proc = _cli(["run", exp, "--out", out, "--quiet"])
+    while proc.poll() is None and _sealed(out) < 2:
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    code, text = _done(proc)
+    assert code == 130 and "Traceback" not in text, text
+    assert not (out / ".lock").exists()
+    code, text = _done(_cli(["run", exp, "--out", out, "--quiet"]))  # resumes, and ends without a lock
+    assert code == 0 and not (out / ".lock").exists(), text
+
+
 def test_two_runs_at_once_into_one_directory_one_is_refused(tmp_path, tiny):
     exp = tmp_path / "long.toml"
     exp.write_text(TINY.replace("count = 60", "count = 1000000").replace("chunk_size = 20", "chunk_size = 20000"))
@@ -474,10 +491,11 @@ TOML_CASES = [
     ("sweep = [1]\n", "'sweep'"),
     ("rules = 5\n" + MATCHUP, "rules"),
     (b"name = '\xff\xfe'\n" + MATCHUP.encode(), "not UTF-8"),
-    ("name = '../escape'\n" + MATCHUP, "'name'"),
-    ("name = '/abs/path'\n" + MATCHUP, "'name'"),
-    ("name = '.hidden'\n" + MATCHUP, "'name'"),
-    ("count = 100000000000000000\n" + MATCHUP, "makes 20,000,000,000,000 chunks (at most 1,000,000): lower count"),
+    ('name = "a\\u0007bell"\n' + MATCHUP, "'name'"),  # names are printable text ('../x' is one: runs/_.._x)
+    ("name = ''\n" + MATCHUP, "'name'"),
+    ("count = 100000000000000000\n" + MATCHUP, "'count': 100000000000000000 is too large; the largest allowed value"),
+    ("count = 1000000000000\nchunk_size = 1\n" + MATCHUP, "makes 2,000,000,000,000 chunks (at most 1,000,000): "
+                                                         "raise chunk_size"),
     ("count = 1000000000\nchunk_size = 1\n" + MATCHUP, "chunk_size to at least"),
     ("chunk_size = 1000000000\n" + MATCHUP, "chunk_size"),
     ("count = 0\n" + MATCHUP, "'count'"),

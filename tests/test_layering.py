@@ -80,7 +80,8 @@ def test_the_builtin_strategies_are_inside_the_package():
     mods = {strategy.get_strategy(d, n).module for d, n, _, _ in strategy.list_strategies()}
     builtin = {m for m in mods if strategy.is_builtin(m)}
     assert builtin >= {"tractor_sim.core.strategies.follow", "tractor_sim.core.strategies.lead"}
-    assert not (PACKAGE.parent / "strategies").exists()
+    # the top-level strategies/ folder holds examples to copy (README "Writing a strategy"), not a package
+    assert not (PACKAGE.parent / "strategies" / "__init__.py").exists()
     find = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     assert find["include"] == ["tractor_sim*"]  # no top-level package named `strategies` is installed
 

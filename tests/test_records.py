@@ -145,8 +145,10 @@ def test_a_tampered_record_fails_verification(exported, tmp_path):
     rec["tricks"][3]["plays"][0]["note"] = "notes are annotations, not events"
     bad = tmp_path / "bad.jsonl"
     REC.write([rec], bad)
-    r = _run(["replay", "--record", str(bad), "--verify"])
+    r = _run(["replay", "--record", str(bad), "--verify", "--no-check"])
     assert r.exit_code == 1 and "trick 4" in r.output and "Traceback" not in r.output
+    r = _run(["replay", "--record", str(bad), "--verify"])  # checked against the rules before anything
+    assert r.exit_code == 2 and "trick 4: the record counts" in r.output, r.output
 
 
 @pytest.mark.parametrize("text, words", [

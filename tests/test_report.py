@@ -130,7 +130,11 @@ def check_common(run, md_path, html_path):
     assert "<link" not in page and "<script" not in page
     assert "skipped, the plot failed" not in md
     for text in (md, page):
-        assert "What was run" in text and "Reproduce" in text and "--seed 12345" in text
+        assert "Appendix: what was run" in text and "Reproduce" in text and "--seed 12345" in text
+        # the first screen: headline first, the appendix after every table
+        assert text.index("In the pool" if "In the pool" in text else "No ratings") < text.index("<table" if
+                                                                                              "<table" in text else "|")
+        assert text.index("Appendix: what was run") > text.rindex("Per matchup and policy")
     assert "| matchup | policy | deals |" in md and "<th>matchup</th>" in page
     return md, page
 
@@ -142,14 +146,15 @@ def test_fixed_levels_duplicate_report(tmp_path):
     md_path, html_path = build_report(run)
     md, page = check_common(run, md_path, html_path)
     headline = re.search(r"\*\*(In the pool .*)\*\*", md).group(1)
-    assert re.fullmatch(r"In the pool of 2 policies \(basic, random\), on 3,000 duplicate pairs: basic rates "
-                        r"highest; order basic > random \('>' = resolved at 5% familywise, Holm; '≈' = not "
-                        r"resolved\)\. Ratings in levels per deal above random, 95% intervals: "
+    assert re.fullmatch(r"In the pool of 2 policies \(basic, random\), on 3,000 duplicate deal pairs: basic rates "
+                        r"highest; order basic > random \('>' = resolved at 5%; '≈' = not "
+                        r"resolved\)\. Ratings in levels per deal above random, 95% interval: "
                         r"basic \+[0-9.]+ ± [0-9.]+\.", headline)
+    assert "matches: " not in md  # a fixed-level run has none: the line is left out
     assert html.escape(headline) in page
     assert "Duplicate pairs" in md and "unpaired deals for same precision" in md
     ratings = pd.read_csv(run / "ratings.csv")
-    assert list(ratings.columns) == ["policy", "rating", "low", "high", "games"]
+    assert list(ratings.columns) == ["policy", "rating", "low", "high", "sim_low", "sim_high", "games"]
     assert ratings["policy"].tolist() == ["basic", "random"] and ratings["games"].tolist() == [6000, 6000]
     assert "p (Holm)" in md and "ratings.png" in md
     assert "Match win probability" in md and "P(A wins) from 2-2" in page
@@ -169,6 +174,7 @@ def test_match_mode_report(tmp_path):
     assert "clustered by match pair" in md
     assert {"deals_per_match.png", "level_trajectories.png"} <= {p.name for p in (run / "figures").iterdir()}
     assert "observed A win rate" in md and "match win rate" in md
+    assert "chain - observed [95% CI]" in md and "which the observed match results beside it test" in md
     assert "skipped" not in md
     summary = pd.read_csv(run / "summary.csv")
     assert summary["matches"].tolist() == [120, 120]
@@ -181,8 +187,8 @@ def test_report_without_duplicates_or_matches(tmp_path):
     md_path, html_path = build_report(run)
     md, page = check_common(run, md_path, html_path)
     assert re.search(r"\*\*No ratings \(no complete duplicate pairs[^)]*\)\. Policy basic has the best level change, "
-                     r"\+[0-9.]+ levels per deal \(95% CI [-+][0-9.]+ to [-+][0-9.]+\), in basic-vs-random over "
-                     r"500 deals\.\*\*", md)
+                     r"\+[0-9.]+ levels per deal \(95% CI [-+][0-9.]+ to [-+][0-9.]+\), in basic-vs-random "
+                     r"\(against random\) over 500 deals\.\*\*", md)
     assert "Duplicate pairs" not in md
     assert "Skipped greedy-vs-greedy: not two different policies" in md  # self-play has no win-probability chain
 
@@ -201,7 +207,7 @@ def test_plots_write_pngs(tmp_path):
                plots.plot_deals_per_match(matches, tmp_path / "d.png"),
                plots.plot_level_trajectories(deals, tmp_path / "e.png"),
                plots.plot_win_heatmap(table, tmp_path / "sub" / "f.png"),
-               plots.plot_ratings(fit["ratings"], tmp_path / "g.png", fit["anchor"])]
+               plots.plot_ratings(ratings.simultaneous(fit, ratings.pairwise(fit)), tmp_path / "g.png", fit["anchor"])]
     for out in outputs:
         assert out.read_bytes().startswith(PNG)
 
@@ -210,8 +216,12 @@ def test_disconnected_pool_is_not_ranked(tmp_path):
     deals = pd.concat([fixed_deals(300), fixed_deals(300, a="greedy", b="expert", seed=1)])
     run = write_run(tmp_path / "two_pools", deals)
     md = build_report(run)[0].read_text()
-    assert "No ratings (cannot rate one pool: the comparison graph is disconnected" in md
-    assert "{basic, random}" in md and "{greedy, expert}" in md
+    headline = re.search(r"\*\*(.*)\*\*", md).group(1)
+    assert headline.startswith("The pool falls into 2 parts that no games link, rated separately")
+    assert "Part 1: In the pool of 2 policies" in headline and "Part 2: In the pool of 2 policies" in headline
+    assert "best level change" not in md  # the old fallback ranked across the parts
+    assert {frozenset(pd.read_csv(run / f"ratings_{i}.csv")["policy"]) for i in (1, 2)} == {
+        frozenset({"basic", "random"}), frozenset({"greedy", "expert"})}
     assert not (run / "ratings.csv").exists()
 
 
@@ -241,3 +251,12 @@ def test_cli_report_bad_run_is_a_clear_error(tmp_path):
     (run / "manifest.json").write_text(json.dumps(manifest))
     r = CliRunner().invoke(main, ["report", str(run)])
     assert r.exit_code == 2 and "klingon" in r.output and "Traceback" not in r.output
+
+
+def test_levels_shown_as_ranks(tmp_path):
+    run = write_run(tmp_path / "ranks", fixed_deals(200))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["experiment"]["levels"] = [0, 12]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    md = build_report(run)[0].read_text()
+    assert '"levels": [\n    "2",\n    "A"\n  ]' in md and "every deal at levels 2 and A" in md

@@ -191,8 +191,13 @@ def test_rules_defaults_and_presets():
          "(did you mean 'reach_ace'?)"),
         (lambda: Rules(self_override="never"),
          "rule option 'self_override': bad value 'never'; expected one of strengthen_only, any"),
-        (lambda: Rules(throw_penalty=-1), "rule option 'throw_penalty': expected a whole number >= 0, got -1"),
-        (lambda: Rules(throw_penalty=True), "rule option 'throw_penalty': expected a whole number >= 0, got True"),
+        (lambda: Rules(throw_penalty=-1),
+         "rule option 'throw_penalty': -1 is too small; the smallest allowed value is 0"),
+        (lambda: Rules(throw_penalty=True),
+         "rule option 'throw_penalty': expected a whole number from 0 to 100, got True"),
+        (lambda: Rules(throw_penalty=10**30), "rule option 'throw_penalty': 1000000000000000000000000000000 is too "
+                                               "large; the largest allowed value is 100 (a deal's penalties are stored in 16 "
+                                               "bits: 100 points x 216 cards at most)"),
         (lambda: Rules(follow_tractor="yes"),
          "rule option 'follow_tractor': bad value 'yes'; expected one of none, tractor, shape_first"),
         (lambda: Rules(joker_pair_override="yes"),

@@ -107,3 +107,86 @@ def test_corrected_estimate_covers_after_stopping():
         est.append(e["estimate"])
     assert hit / reps >= 0.90
     assert abs(np.median(est) - 0.03) < 0.01
+
+
+def run_test(p, seed, values=VALUES, low=0.0, high=0.05, limit=20_000, **kw):
+    rng = np.random.default_rng(seed)
+    t = SP.GSPRT(low, high, **kw)
+    while t.state == "continue" and t.n < limit:
+        t.update(rng.choice(values, p=p, size=500))
+    t.finish()
+    return t
+
+
+def test_llr_rows_match_one_at_a_time():
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 40, size=(6, len(VALUES))).astype(float)
+    counts[:, 0] += 1
+    counts[:, -1] += 1
+    rows = SP.llr_many(VALUES, counts, 0.0, 0.05)
+    for row, c in zip(rows, counts):
+        keep = c > 0
+        assert row == pytest.approx(SP.llr(VALUES[keep], c[keep], 0.0, 0.05), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("truth", [-0.05, 0.35])
+def test_estimate_is_median_unbiased_far_from_the_hypotheses(truth):
+    # the old ordering (side, then look, no mean) put every first-look stop at the boundary:
+    # at +0.35, 0% of estimates above the truth and 0.5% coverage
+    p = tilted(REALISH, truth)
+    above = hit = 0
+    reps = 120
+    for i in range(reps):
+        e = SP.corrected_estimate(run_test(p, 100 + i), sims=1000, seed=i)
+        assert all(math.isfinite(e[k]) for k in ("estimate", "low", "high"))
+        above += e["estimate"] > truth
+        hit += e["low"] <= truth <= e["high"]
+    assert 0.35 < above / reps < 0.65  # binomial sd 0.046 at 0.5
+    assert hit / reps > 0.88
+
+
+def test_estimate_orders_stops_at_the_same_look_by_their_mean():
+    # two stops for H1 at the first eligible look: the larger mean gets the larger estimate, near its mean
+    hi, lo = SP.GSPRT(0, 0.05, look_every=100), SP.GSPRT(0, 0.05, look_every=100)
+    hi.update(np.tile([1.0, 0.0, 0.5, 1.0], 25))
+    lo.update(np.tile([1.0, 0.0, 0.5, 0.0], 25))
+    assert hi.state == lo.state == "accept_high" and hi.n == lo.n == 100
+    eh, el = SP.corrected_estimate(hi, sims=2000), SP.corrected_estimate(lo, sims=2000)
+    assert eh["estimate"] > el["estimate"]
+    assert eh["estimate"] == pytest.approx(hi.mean, abs=0.02) and el["estimate"] == pytest.approx(lo.mean, abs=0.02)
+
+
+def test_all_zero_start_does_not_settle_the_test():
+    # 100 zeros, then a 98%-zero shape whose mean is H1's: the old rule accepted H0 at exactly 100 pairs
+    t = SP.GSPRT(0, 0.05)
+    assert t.update(np.zeros(100)) == "continue"
+    assert t.update(np.zeros(400)) == "continue" and t.nonzero == 0
+    rng = np.random.default_rng(8)
+    p = np.zeros(len(VALUES))
+    p[VALUES == 0], p[VALUES == 2.0], p[VALUES == 1.5] = 0.98, 0.015, 0.005
+    while t.state == "continue" and t.n < 20_000:
+        t.update(rng.choice(VALUES, p=p, size=500))
+    assert t.nonzero >= t.min_nonzero and t.state == "accept_high"
+
+
+def test_policy_against_itself_is_finite_and_says_why_there_is_no_interval():
+    # every pair scores 0: the test never decides (no pair differed) and the estimate says so in words
+    t = SP.GSPRT(0, 0.05)
+    t.update(np.zeros(3000))
+    t.finish()
+    assert t.state == "continue" and "0 pairs that differed" in SP.verdict(t)
+    e = SP.corrected_estimate(t)
+    assert e["estimate"] == 0 and "no interval" in SP.estimate_text(e) and "inf" not in SP.estimate_text(e)
+
+
+def test_zero_heavy_power_with_the_minimum_information_rule():
+    # 98% zeros and the mean at H1: the old rule lost 13% of runs to 100 straight zeros
+    p = np.zeros(len(VALUES))
+    p[VALUES == 0], p[VALUES == 2.0], p[VALUES == 2.5] = 0.98, 0.01, 0.01
+    values = VALUES if 2.5 in VALUES else np.append(VALUES, 2.5)
+    p = np.append(p, 0.0) if len(p) < len(values) else p
+    p[values == 2.5] = 0.01
+    p = p / p.sum()
+    old = sum(run_test(p, s, values, min_nonzero=0).state == "accept_low" for s in range(60))
+    new = sum(run_test(p, s, values).state == "accept_low" for s in range(60))
+    assert old >= 3 and new == 0

@@ -833,11 +833,12 @@ def test_duplicate_names_are_errors_unless_the_same_function_comes_again():
     def b(view, params, rng, scratch, out):
         return 0
 
-    with pytest.raises(S.StrategyError, match="already registered"):
+    with pytest.raises(S.StrategyError, match="registered twice: by .*test_strategies.py:[0-9]+.* and by "
+                                              ".*test_strategies.py:[0-9]+"):
         S.strategy("declare", "test_dup")(b)
     with pytest.raises(S.StrategyError, match="unknown decision 'folow'"):
         S.strategy("folow", "x")
-    with pytest.raises(S.StrategyError, match="already registered"):
+    with pytest.raises(S.StrategyError, match="registered twice"):
         S.policy("basic", "eager", "lowest", "random", "random")
 
 
@@ -973,3 +974,25 @@ def _stack_sums(k):
 
 def test_stack_arrays_need_no_reference_counting():
     assert _stack_sums(1000) == sum(53 + 2 * j for j in range(1000))
+
+
+def test_a_run_compiles_only_the_decisions_it_reaches():
+    """The bid strategy without the auction and the call strategy outside Finding Friends stand in as
+    the idle placeholder: named and recorded, not compiled (engine.idle_decisions)."""
+    from tractor_sim.rules.sizes import GameSize
+    from tractor_sim.runs import engine
+
+    @S.strategy("bid", "t_never_compiled_bid")
+    def never(view, params, rng, scratch, answer):
+        return 0
+
+    assert engine.idle_decisions({}, GameSize()) == ("bid", "call")
+    assert engine.idle_decisions({"declaring": "auction"}, GameSize()) == ("call",)
+    assert engine.idle_decisions({}, GameSize(5, 2, "friends")) == ("bid",)
+    spec = {"policy": "random", "bid": "t_never_compiled_bid"}
+    pol = S.resolve_policy(spec, idle=("bid", "call"))
+    info = S.get_strategy("bid", "t_never_compiled_bid")
+    assert pol.functions[4] is pol.functions[5] is S.idle_function() and pol.strategies[4] == "t_never_compiled_bid"
+    if hasattr(info.dispatcher, "signatures"):
+        assert info.dispatcher.signatures == []
+    assert S.resolve_policy(spec).functions[4] is not S.idle_function()  # the auction compiles it

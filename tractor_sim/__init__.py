@@ -14,4 +14,16 @@ def __getattr__(name):
     raise AttributeError(f"module 'tractor_sim' has no attribute {name!r}")
 
 
+def _register_with_gymnasium() -> None:
+    """When gymnasium is already imported, register ``tractor_sim/Tractor-v0`` now (cheap: the entry
+    point is imported only by ``gymnasium.make``); else ``import tractor_sim.env`` does it."""
+    import sys
+
+    gym = sys.modules.get("gymnasium")
+    if gym is not None and hasattr(gym, "registry") and "tractor_sim/Tractor-v0" not in gym.registry:
+        gym.register(id="tractor_sim/Tractor-v0", entry_point="tractor_sim.play.env:TractorEnv")
+
+
+_register_with_gymnasium()
+
 __all__ = ["simulate", "__version__"]

@@ -14,11 +14,12 @@ import json
 import shlex
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, Rules, RulesError
+from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, WHOLE, Rules, RulesError
 
 
 class Failure(Exception):
@@ -112,7 +113,9 @@ def main(debug):
               help="With --record: which record of the file (0-based).")
 @click.option("--trick", "trick_no", type=click.IntRange(min=1), default=1, show_default=True,
               help="With --record: which trick (1-based).")
-def judge(file, explain, record_file, index, trick_no):
+@click.option("--no-check", is_flag=True,
+              help="With --record: do not check the record's plays against the rules first (forensics).")
+def judge(file, explain, record_file, index, trick_no, no_check):
     """Judge one trick given as JSON (FILE, or - for stdin), or a trick of a deal record.
 
     \b
@@ -130,7 +133,7 @@ def judge(file, explain, record_file, index, trick_no):
     from tractor_sim.play import referee
 
     if record_file:
-        data = _record_trick(record_file, index, trick_no)
+        data = _record_trick(record_file, index, trick_no, not no_check)
     elif file is None:
         _fail("give a trick file (FILE, or - for stdin) or --record FILE")
     else:
@@ -144,15 +147,18 @@ def judge(file, explain, record_file, index, trick_no):
             _fail(f"{name}: input is not valid JSON: {e}")
         except RecursionError:
             _fail(f"{name}: the JSON is nested too deeply")
-    out = referee.trick(**referee.check_json(data), explain=explain)
+    try:
+        out = referee.trick(**referee.check_json(data), explain=explain)
+    except referee.RefereeError as e:  # the message names the field; say which input it is in
+        _fail(f"{record_file + f', record {index}, trick {trick_no}' if record_file else name}: {e}")
     click.echo(json.dumps(out, indent=2))
 
 
-def _record_trick(path, index, trick_no) -> dict:
+def _record_trick(path, index, trick_no, check=True) -> dict:
     from tractor_sim.play import record as REC
 
     try:
-        return REC.trick_input(REC.load(path, index), trick_no)
+        return REC.trick_input(REC.load(path, index, check=check), trick_no)
     except REC.RecordError as e:
         _fail(str(e))
 
@@ -185,7 +191,8 @@ def rules_cmd(option):
     click.echo("\nOptions (default, then choices):")
     for k, v in default.to_dict().items():
         choices = CHOICES.get(k)
-        kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool) else "whole number")
+        kind = " | ".join(choices) if choices else ("true | false" if isinstance(v, bool)
+                                                    else f"whole number {WHOLE[k].bounds}")
         click.echo(f"  {k} = {json.dumps(v)}   [{kind}]\n      {DESCRIPTIONS.get(k, '')}")
     click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
     from tractor_sim.rules.sizes import TABLES, GameSize
@@ -209,12 +216,21 @@ def strategies(modules):
     click.echo("Strategies:")
     for row in S.list_strategies():
         decision, name, params, desc = row
-        ptxt = ", ".join(f"{k}={v:g}" for k, v in params.items()) if params else ""
-        click.echo(f"  {decision:8s} {name:16s} {ptxt:28s} {desc}")
+        click.echo(f"  {decision:8s} {name:16s} {desc}")
+        info = S.get_strategy(decision, name)
+        for k, v in params.items():  # each parameter: its default and the range it is refused outside
+            click.echo(f"  {'':8s} {'':16s}   {k} = {v:g}   ({info.range_text(k)})")
     click.echo("Policies:")
     for _, name, table, desc in S.list_policies():
         parts = ", ".join(f"{k}={v}" for k, v in table.items())
         click.echo(f"  {name:16s} {parts}\n  {'':16s} {desc}")
+    from tractor_sim.play.players import list_players
+
+    click.echo("Python policies and process bots (docs/bots.md):")
+    for info in list_players():
+        ptxt = ", ".join(f"{k}={v:g}" for k, v in info.params.items())
+        click.echo(f"  {info.name:16s} {info.kind:8s} {ptxt:20s} {info.description or info.describe()}")
+    click.echo('  {policy = "process", command = [...], timeout = 5}  a bot named inline')
     click.echo("Search policies (docs/search.md):\n"
                "  search:BASE:WORLDS[:ROLLOUTS]  rolls out each candidate play in worlds sampled from the seat's "
                "knowledge (default search = search:expert:32)\n"
@@ -291,17 +307,57 @@ def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend
     done = run_experiment(exp, out, command=command, workers=workers, backend=backend, scheduler=scheduler,
                           repair=repair, chunk_timeout=chunk_timeout,
                           progress=lambda total, skipped: _progress(quiet, total, skipped),
-                          log=None if quiet else click.echo)
+                          log=None if quiet else click.echo, compiling=lambda text: _compiling(quiet, text))
     _print_summary(done.dir / "summary.csv")
-    click.echo(f"report: {done.report[1]}")
+    md, html = done.report
+    headline = _headline(md)
+    if headline:
+        click.echo(headline)
+    click.echo(f"report: {html}\nreport: {md}")
+
+
+@contextmanager
+def _compiling(quiet, text):
+    """What a cold start is doing: a spinner with ``text`` on a terminal, else ``text`` as a line
+    on stderr (nothing under --quiet); then how long it took."""
+    if quiet:
+        yield
+        return
+    t0 = time.perf_counter()
+    if sys.stderr.isatty():
+        from rich.console import Console
+
+        with Console(stderr=True).status(text):
+            yield
+    else:
+        click.echo(text, err=True)
+        yield
+    click.echo(f"compiled in {time.perf_counter() - t0:.0f} s", err=True)
+
+
+def _headline(report_md) -> str:
+    """The headline of a report.md: its first paragraph after the title (the bold sentence the report
+    opens with), without the bold marks."""
+    try:
+        lines = Path(report_md).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    para = []
+    for line in lines[1:]:
+        if line.startswith("#") or (not line.strip() and para):
+            break
+        if line.strip():
+            para.append(line.strip())
+    return " ".join(para).strip("*").strip()
 
 
 class _progress:
-    """A rich progress bar over chunks (deals/s and ETA); silent when not a terminal."""
+    """A rich progress bar over chunks (deals/s and ETA); silent when not a terminal.  ``warmup``:
+    the first chunk compiles, so the rate counts from its end (the play's speed, not the compile's)."""
 
-    def __init__(self, quiet, total, done):
+    def __init__(self, quiet, total, done, warmup=False):
         self.quiet = quiet or not sys.stderr.isatty()
-        self.total, self.done = total, done
+        self.total, self.done, self.warmup = total, done, warmup
 
     def __enter__(self):
         if self.quiet:
@@ -317,6 +373,10 @@ class _progress:
         self.decisions = 0
 
         def advance(n, decisions=0):
+            if self.warmup:  # the compiling chunk: the clock starts at its end
+                self.warmup, self.t0 = False, time.perf_counter()
+                self.p.update(self.task, advance=1, rate="compiled")
+                return
             self.deals += n
             self.decisions += decisions
             elapsed = max(1e-9, time.perf_counter() - self.t0)
@@ -386,10 +446,13 @@ def report(run_dir):
 @click.option("--index", type=click.IntRange(min=0), default=0, show_default=True,
               help="With --record: which record of the file (0-based).")
 @click.option("--verify", is_flag=True, help="With --record: play the deal again and check every event matches.")
+@click.option("--no-check", is_flag=True,
+              help="With --record: show the record without checking its plays against the rules (forensics: a "
+                   "record with an impossible play is shown, not refused).")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False),
               help="Also write a self-contained page that steps through the deal in a browser.")
 def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rules_json, modules, players, decks, teams,
-           fmt, record_file, index, verify, html_out):
+           fmt, record_file, index, verify, html_out, no_check):
     """Print one deal trick by trick: hands, declarations, kitty, plays, result.
 
     \b
@@ -405,9 +468,9 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
     _load_strategies(modules)
     if record_file:
         try:
-            data = REC.load(record_file, index)
+            data = REC.load(record_file, index, check=not no_check)
         except ValueError as e:
-            _fail(str(e))
+            _fail(str(e) + (" (--no-check shows it anyway)" if isinstance(e, REC.ImpossibleDeal) else ""))
         if verify:
             _load_strategies(data.get("strategy_modules", ()))
             diff = REC.differences(data, R.replay_again(data))
@@ -433,6 +496,13 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         except OSError as e:
             _fail(f"--html: cannot write {html_out}: {e.strerror or e}")
         click.echo(f"viewer: {html_out}", err=True)
+
+
+def _dir_name(name: str) -> str:
+    """A default directory under runs/ for a name (tractor_sim.runs.experiment.dir_name: one safe component)."""
+    from tractor_sim.runs.experiment import dir_name
+
+    return dir_name(str(name))
 
 
 def _game_option(players, decks, teams="tractor"):
@@ -467,10 +537,12 @@ def export(run_dir, deal_spec, out, matchups, half):
     from tractor_sim.play import record as REC
     from tractor_sim.play import replay as R
 
+    from tractor_sim.rules import files
+
     try:
-        manifest = json.loads((Path(run_dir) / "manifest.json").read_text())
-    except (OSError, ValueError) as e:
-        _fail(f"{run_dir}: not a finished run directory: cannot read its manifest.json ({e})")
+        manifest = files.read_json(Path(run_dir) / "manifest.json", "run manifest")
+    except ValueError as e:
+        _fail(f"{e} (not a finished run directory)")
     _load_strategies(manifest.get("experiment", {}).get("strategy_modules", ()))
     try:
         records = list(R.export(run_dir, REC.parse_ids(deal_spec), matchups=matchups or None,
@@ -527,13 +599,18 @@ def _policy_option(text: str, option: str):
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True)
 @click.option("--chunk-size", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
-def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules):
+@click.option("--context", "contexts", multiple=True,
+              help="Play A vs B in this context too (repeatable; a policy name or JSON table): it plays every "
+                   "decision A's and B's tables do not name, on the same deals; with --decision or A and B "
+                   "as JSON tables without 'policy'.")
+def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules, contexts):
     """Is A better than B? Duplicate deals at level 2, A and B swapped between halves.
 
     \b
     Examples:
       tractor-sim compare expert basic --deals 20000
       tractor-sim compare lowest void --decision discard --sprt 0,0.05
+      tractor-sim compare keep_points void --decision discard --context basic --context expert
     """
     from tractor_sim.runs import compare as CMP
     from tractor_sim.play.sandbox import interruptible
@@ -548,6 +625,16 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
         if not low < high:
             _fail("--sprt: LOW must be below HIGH")
         bounds = (low, high)
+    if contexts:
+        if bounds:
+            _fail("--sprt and --context: the sequential test looks at one comparison; give one of them")
+        specs = [{decision: x, "name": f"{x} ({decision})"} if decision else _policy_option(x, arg)
+                 for x, arg in ((policy_a, "POLICY_A"), (policy_b, "POLICY_B"))]
+        with interruptible():
+            result = CMP.in_contexts(*specs, [_policy_option(c, "--context") for c in contexts], max_pairs=deals,
+                                     seed=seed, chunk_size=chunk_size, modules=modules)
+        click.echo(CMP.contexts_text(result))
+        return
     with interruptible():
         result = CMP.compare(policy_a, policy_b, decision=decision, max_deals=deals, sprt=bounds, seed=seed,
                              chunk_size=chunk_size, modules=modules)
@@ -602,11 +689,16 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     lv, rules = _levels_and_rules(levels, rules_json)
     pol = _policy_option(policy, "POLICY")
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"
-    with _progress(quiet, -(-max(1, counts["--deals"]) // A.CHUNK), 0) as advance, interruptible():
+    from tractor_sim.runs import firstrun
+
+    cold = firstrun.search_pending()
+    if cold and not quiet:
+        click.echo(cold, err=True)
+    with _progress(quiet, -(-max(1, counts["--deals"]) // A.CHUNK), 0, warmup=bool(cold)) as advance, interruptible():
         result = A.run(pol, deals=counts["--deals"], seed=seed, rules=rules, worlds=counts["--worlds"],
                        rollouts=counts["--rollouts"], max_candidates=counts["--max-candidates"], source=source,
                        levels=lv, declaring_team=declaring_team, modules=modules, progress=advance)
-    md, html_path, _ = A.write_report(result, Path(out or Path("runs") / f"analyze-{name}"), counts["--worst"])
+    md, html_path, _ = A.write_report(result, Path(out or Path("runs") / _dir_name(f"analyze-{name}")), counts["--worst"])
     click.echo(A.as_text(result))
     click.echo(f"report: {md}\nreport: {html_path}")
 
@@ -636,7 +728,7 @@ def tune(tune_file, out, quiet):
         result = T.verify(cfg, tuned)
     except ValueError as e:  # TuneError, a bad policy or parameter (StrategyError), a bad count
         _fail(str(e))
-    out_dir = Path(out or Path("runs") / cfg["name"])
+    out_dir = Path(out or Path("runs") / _dir_name(cfg["name"]))
     command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     click.echo(f"report: {T.write(cfg, trajectory, result, out_dir, command)}")
 

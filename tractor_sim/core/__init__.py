@@ -42,11 +42,20 @@ def _refresh_cache() -> None:
     try:
         if STAMP.exists() and STAMP.read_text() == digest:
             return
-        for cache in HERE.rglob("__pycache__"):
-            for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-                f.unlink(missing_ok=True)
         STAMP.parent.mkdir(exist_ok=True)
-        STAMP.write_text(digest)
+        with open(STAMP.with_suffix(".lock"), "a") as lock:  # test workers import at once: one clears
+            try:
+                import fcntl
+
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            except ImportError:  # not POSIX: no lock
+                pass
+            if STAMP.exists() and STAMP.read_text() == digest:
+                return
+            for cache in HERE.rglob("__pycache__"):
+                for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+                    f.unlink(missing_ok=True)
+            STAMP.write_text(digest)
     except OSError:  # a read-only install: numba then caches elsewhere or not at all
         pass
 

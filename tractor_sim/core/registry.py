@@ -8,6 +8,12 @@ compiled for another size.  So this package depends on nothing above it.
 
 from dataclasses import dataclass, field
 
+# The largest card count and points of any game size (8 players, 4 decks: 216 cards, 400 points):
+# the ends of the built-ins' parameter ranges that count cards or points.
+MAX_CARDS = 216
+MAX_POINTS = 400
+SWITCH = (0.0, 1.0)  # a parameter that is off (0) or on (1)
+
 STRATEGIES: dict = {}  # (decision, name) -> Recorded
 POLICIES: dict = {}  # name -> {decision: strategy name, "params": .., "description": ..}
 
@@ -21,12 +27,14 @@ class Recorded:
     description: str = ""
     lean: bool | None = None
     boundscheck: bool | None = None
+    ranges: dict = field(default_factory=dict)  # param -> (lowest, highest): the values it plays legally
 
 
-def strategy(decision, name, params=None, description="", lean=None, boundscheck=None):
+def strategy(decision, name, params=None, description="", lean=None, boundscheck=None, ranges=None):
     """Record ``fn`` as strategy ``name`` of ``decision`` (tractor_sim.play.registry.strategy's arguments)."""
     def record(fn):
-        STRATEGIES[(decision, name)] = Recorded(fn, dict(params or {}), description, lean, boundscheck)
+        STRATEGIES[(decision, name)] = Recorded(fn, dict(params or {}), description, lean, boundscheck,
+                                                dict(ranges or {}))
         return fn
     return record
 

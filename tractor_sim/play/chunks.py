@@ -18,18 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tractor_sim.core.kernels.view import DECISIONS
-from tractor_sim.rules import sizes
+from tractor_sim.play.errors import SimulationError, replay_command  # noqa: F401 - a chunk's failures, named here too
 from tractor_sim.rules.cards import card_str
-from tractor_sim.rules.options import Rules
 
 warnings.filterwarnings("ignore", message="First-class function type feature is experimental")
 
 SEARCH_NO_WORLD = 50  # kernels.search_play.ERR_NO_WORLD (not imported here: that module compiles the search)
 NO_WORLD = "no world for the search (the sampler found no deal consistent with the seat's knowledge)"
-
-
-class SimulationError(RuntimeError):
-    """A run stopped: names the strategy, the deal and seed, and the situation."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +44,7 @@ class ChunkSpec:
     declaring_team: int = 0
     modules: tuple = ()  # user strategy modules to load in the worker
     game: tuple = (4, 2, "tractor")  # players, decks, team mode (tractor_sim.rules.sizes)
+    context: str = ""  # the context's name in an experiment with contexts (tractor_sim.runs.contexts); "": none
 
 
 @dataclass
@@ -80,9 +76,13 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
     """
     import time
 
+    from tractor_sim.play.registry import is_builtin
+
     t0 = time.perf_counter()
     M, D, PH = game.kernels.match, game.kernels.deal, game.kernels.phases
     pols, params, fns = game.resolve(spec.policies, spec.modules)
+    # a plug-in may write into its parameters: each deal then plays on its own copy (match.fresh_params)
+    isolate = any(not is_builtin(src) for pol in pols for src in pol.sources)
     rules = game.encoded
     mode = M.MODE_FIXED if spec.mode == "fixed" else M.MODE_MATCH
     levels = np.array(spec.levels, dtype=np.int64)
@@ -93,20 +93,38 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
     deal_parts, match_parts = [], []
     done = 0
     searching = any(p.search is not None for p in pols)
+    stepped = any(p.player is not None for p in pols)
+    if stepped and searching:
+        raise SimulationError(f"matchup {spec.matchup}: a Python policy or bot plays beside compiled policies, "
+                              "not beside a search")
     extra: dict = {}
     while done < spec.count:
         todo = spec.count - done
         deals = np.empty((cap, M.DEAL_COLS), dtype=np.int64)  # only the rows written are kept
         matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
         err = np.zeros(D.ERR_SIZE, dtype=np.int64)
-        if searching:
-            nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches, err, log,
-                                    log_id, cap, extra)
-        else:
-            work = M.new_chunk_work(rules)  # fresh for each call, as a call's own allocations were
-            nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
-                                 spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
-                                 *D.drivers(rules))
+        try:
+            if stepped:  # deal by deal through the step API (tractor_sim.play.stepped)
+                from tractor_sim.play import stepped as SP
+
+                nrows, err[PH.E_DONE] = SP.play_chunk(game, spec, pols, params, deals, matches, log, log_id)
+            elif searching:
+                nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches,
+                                        err, log, log_id, cap, extra)
+            else:
+                work = M.new_chunk_work(rules, params, isolate)  # fresh for each call, as a call's allocations were
+                nrows = M.play_chunk(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels,
+                                     spec.declaring_team, rules, params, fns, deals, matches, err, log, log_id, work,
+                                     *D.drivers(rules))
+        except (IndexError, MemoryError):  # out of bounds: play.sandbox names the plug-in
+            raise
+        except SimulationError:  # a stepped player's own failure, already named
+            raise
+        except Exception as e:  # noqa: BLE001 - only a strategy's own ``raise`` gets out of the kernel
+            raise SimulationError(f"{_user_strategies(pols) or 'a strategy'} raised {type(e).__name__}: "
+                                  f"{str(e)[:200]} in deals {spec.first_id}..{spec.first_id + spec.count - 1} "
+                                  f"(seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); nothing of this "
+                                  "chunk was kept") from None
         if nrows < 0:
             raise SimulationError(_describe_error(game, spec, pols, err))
         deal_parts.append(deals[:nrows])
@@ -155,6 +173,22 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
     return nrows
 
 
+def _user_strategies(pols) -> str:
+    """The plug-in strategies of resolved policies, as an error names them ("" when only built-ins)."""
+    from tractor_sim.play import registry as S
+
+    out = []
+    for pol in pols:
+        if pol.player is not None:  # a Python policy or a bot: named by its own errors (play.players)
+            continue
+        for d, name in zip(DECISIONS, pol.strategies):
+            info = S.get_strategy(d, name)
+            text = f"{d} strategy {name!r} ({info.source})"
+            if not S.is_builtin(info.module) and text not in out:
+                out.append(text)
+    return " or ".join(out)
+
+
 def _describe_error(game, spec: ChunkSpec, pols, err) -> str:
     D, CARDS = game.kernels.deal, game.dims.CARDS
     code, seat, decision, trick, redeals, ident, d = (int(x) for x in err[:7])
@@ -177,37 +211,6 @@ def _describe_error(game, spec: ChunkSpec, pols, err) -> str:
             f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
             f"hand: {' '.join(hand)}; answer: {' '.join(answer) or '(nothing)'}; "
             f"replay with: {replay_command(spec, deal_id)}")
-
-
-def replay_command(spec: ChunkSpec, deal_id: int) -> str:
-    """The ``tractor-sim replay`` command that plays deal ``deal_id`` of ``spec`` again, as it was played."""
-    import json
-    import shlex
-
-    from tractor_sim.rules.cards import RANKS
-
-    args = ["tractor-sim", "replay", "--seed", str(spec.seed), "--deal", str(deal_id)]
-    for opt, pol in zip(("--a", "--b"), spec.policies):
-        args += [opt, pol if isinstance(pol, str) else json.dumps(pol, sort_keys=True)]
-    size = sizes.as_size(spec.game)
-    if not size.standard:
-        args += ["--players", str(size.players), "--decks", str(size.decks)]
-        if size.teams != "tractor":
-            args += ["--teams", size.teams]
-    if spec.mode == "match":
-        args += ["--mode", "match"]
-    else:
-        if tuple(spec.levels) != (0, 0):
-            args += ["--levels", ",".join(RANKS[int(x)] for x in spec.levels)]
-        if spec.declaring_team:
-            args += ["--declaring-team", str(spec.declaring_team)]
-    default = Rules().to_dict()
-    rules = {k: v for k, v in spec.rules.items() if default.get(k) != v}
-    if rules:
-        args += ["--rules", json.dumps(rules, sort_keys=True)]
-    for m in spec.modules:
-        args += ["--module", m]
-    return shlex.join(args)
 
 
 __all__ = ["SimulationError", "ChunkSpec", "ChunkResult", "policy_name", "play", "replay_command", "SEARCH_NO_WORLD"]

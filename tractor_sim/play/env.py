@@ -47,8 +47,10 @@ CARDS = K.N_DISTINCT  # card ids 0..53 at every size
 DONE = CARDS
 N_ACTIONS = CARDS + 1
 BID_STEP = 5
-# Bounds of the observation: card counts are 0..DECKS and card ids -1..53, but points, bids, play
-# keys and the encoded rules are larger; every value fits in int32.
+# Bounds of the observation (docs/environments.md "Observation"): card counts are 0..DECKS, card ids
+# -1..53, seats -1..SEATS-1, effective suits 0..4; the scalars of the meta rows, the trump table's
+# meta row, the points per trick, the encoded rules and Finding Friends' row are wide (every value
+# fits in int32).
 OBS_LOW, OBS_HIGH = -(2**31), 2**31 - 1
 
 
@@ -57,9 +59,35 @@ def observation_size(game=None) -> int:
     return as_game(game).kernels.view.V_ROWS * CARDS + CARDS
 
 
+def observation_bounds(game=None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of every cell of the observation, row by row of kernels/view.py."""
+    game = as_game(game)
+    V, d = game.kernels.view, game.dims
+    low = np.full((V.V_ROWS + 1, CARDS), OBS_LOW, dtype=np.int64)
+    high = np.full((V.V_ROWS + 1, CARDS), OBS_HIGH, dtype=np.int64)
+
+    def rows(first, n, lo, hi):
+        low[first:first + n], high[first:first + n] = lo, hi
+
+    rows(V.V_PLAYED, d.SEATS, 0, d.DECKS)
+    rows(V.V_TRICK, d.SEATS, 0, d.DECKS)
+    rows(V.V_HAND, 1, 0, d.DECKS)
+    rows(V.V_BURIED, 1, 0, d.DECKS)
+    rows(V.V_EFF, 1, 0, d.SUITS)
+    rows(V.V_POS, 1, 0, CARDS)
+    rows(V.V_SUITS, d.SUITS + 1, -1, CARDS - 1)
+    rows(V.V_TRICK_LEADER, 2, -1, d.SEATS - 1)  # and V_TRICK_WINNER
+    rows(V.V_DECL_SEAT, 1, -1, d.SEATS - 1)
+    rows(V.V_DECL_CARD, 1, -1, CARDS - 1)
+    rows(V.V_DECL_COUNT, 1, 0, d.DECKS)
+    rows(V.V_ROWS, 1, 0, d.DECKS)  # the cards chosen so far
+    return low.ravel(), high.ravel()
+
+
 def observation_space(game=None):
+    low, high = observation_bounds(game)
     return spaces.Dict({
-        "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(observation_size(game),), dtype=np.int64),
+        "observation": spaces.Box(low, high, shape=low.shape, dtype=np.int64),
         "action_mask": spaces.Box(0, 1, shape=(N_ACTIONS,), dtype=np.int8),
     })
 
@@ -207,13 +235,51 @@ def _new_deal(rng, options, game, levels, declaring_team) -> Deal:
 
 
 def _render(deal: Deal) -> str:
+    """The table as text (render mode "ansi"; "human" prints it): the levels, the trump, the points
+    of the side that does not declare, every hand (an onlooker's view), the trick and whose turn."""
+    from tractor_sim.play.players import View
+
+    state = deal.state
+    public = View(state.game, state._ws[0][0])  # the public fields are the same in every seat's view
+    holders = "player" if state.game.friends else "team"
+    levels = ", ".join(f"{holders} {i} at {lv}" for i, lv in enumerate(public.levels))
+    declaring = public.declaring_team
+    lines = [f"levels: {levels}" + (f"; team {declaring} declares" if declaring is not None else "")
+             + (f", starter seat {public.starter}" if public.starter is not None else "")]
+    rank, suit = public.trump_rank, public.trump_suit
+    lines.append(f"trump: rank {rank or '?'}, suit {suit or 'not set yet'}")
+    lines.append(f"points: {public.points} to the side that does not declare; trick {public.trick_number + 1}")
     turn = deal.turn()
+    for s in range(state.game.players):
+        mark = ">" if turn is not None and turn.seat == s else " "
+        lines.append(f"{mark} seat {s}: {' '.join(state.hand(s)) or '-'}")
+    trick = "  ".join(f"{s}: {' '.join(c)}" for s, c in state.trick())
+    lines.append(f"trick: {trick or '-'}")
     if turn is None:
-        return f"deal over: {deal.state.result()['opp_points']} points to the opponents; rewards {deal.rewards()}"
-    trick = "  ".join(f"{s}: {' '.join(c)}" for s, c in deal.state.trick())
-    chosen = K.cards_str(K.from_counts(deal.chosen))
-    return f"seat {turn.seat} to {turn.decision}{'/' + turn.step if turn.step else ''}; trick [{trick}]; " \
-           f"chosen [{chosen}]"
+        lines.append(f"deal over: {state.result()['opp_points']} points to the opponents; rewards {deal.rewards()}")
+    else:
+        chosen = K.cards_str(K.from_counts(deal.chosen))
+        lines.append(f"seat {turn.seat} to {turn.decision}{'/' + turn.step if turn.step else ''}; "
+                     f"chosen [{chosen}]")
+    return "\n".join(lines)
+
+
+RENDER_MODES = ("ansi", "human")
+
+
+def _check_render_mode(render_mode):
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode: None, 'ansi' or 'human', got {render_mode!r}")
+
+
+def _render_as(mode, deal):
+    if mode is None or deal is None:
+        return None
+    text = _render(deal)
+    if mode == "human":
+        print(text)
+        return None
+    return text
 
 
 class TractorAEC(AECEnv):
@@ -221,12 +287,11 @@ class TractorAEC(AECEnv):
     gives the same deal and, with the same actions, the same trajectory; ``reset(options={"record":
     rec, "upto": n})`` starts from a recorded deal after its first n decisions."""
 
-    metadata = {"render_modes": ["ansi"], "name": "tractor_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "tractor_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules=None, levels=None, declaring_team=0, render_mode=None, game=None):
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: None or 'ansi', got {render_mode!r}")
+        _check_render_mode(render_mode)
         self.game = as_game(game, rules)
         self.rules, self.levels, self.declaring_team, self.render_mode = rules, levels, declaring_team, render_mode
         self.possible_agents = [f"seat_{s}" for s in range(self.game.players)]
@@ -275,9 +340,7 @@ class TractorAEC(AECEnv):
         self._accumulate_rewards()
 
     def render(self):
-        if self.render_mode == "ansi":
-            return _render(self.deal)
-        return None
+        return _render_as(self.render_mode, self.deal)
 
     def close(self):
         pass
@@ -291,19 +354,22 @@ def aec_env(**kwargs) -> TractorAEC:
 class TractorEnv(gymnasium.Env):
     """One seat of a deal against registered policies (``others``: one for every other seat, or
     (partners, opponents): the seats of its parity and the others, as the engine seats policies),
-    stepped by State.answer_of.  An action the mask does not allow is rejected:
-    nothing changes, the reward is ``illegal_reward`` and ``info["illegal"]`` is True."""
+    stepped by State.answer_of.  An action the mask does not allow is rejected: nothing changes, the
+    reward is ``illegal_reward`` and ``info["illegal"]`` is True; with ``illegal="terminate"`` the
+    episode ends there instead (PettingZoo's TerminateIllegalWrapper convention)."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, seat=0, others="basic", rules=None, levels=None, declaring_team=0, illegal_reward=0.0,
-                 render_mode=None, game=None):
+                 render_mode=None, game=None, illegal="reject"):
         self.game = as_game(game, rules)
         seats = self.game.players
         if seat not in range(seats):
             raise ValueError(f"seat must be 0..{seats - 1}, got {seat!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: None or 'ansi', got {render_mode!r}")
+        _check_render_mode(render_mode)
+        if illegal not in ("reject", "terminate"):
+            raise ValueError(f"illegal: 'reject' (nothing changes) or 'terminate' (the episode ends), got {illegal!r}")
+        self.illegal, self._ended = illegal, False
         partner, opponents = others if isinstance(others, (tuple, list)) else (others, others)
         self.policies = {s: partner if s % 2 == seat % 2 else opponents for s in range(seats) if s != seat}
         self.seat, self.rules, self.levels, self.declaring_team = seat, rules, levels, declaring_team
@@ -318,31 +384,32 @@ class TractorEnv(gymnasium.Env):
             self.deal.answer(st.answer_of(self.policies[st.to_act().seat]))
 
     def _obs(self):
-        return self.deal.observe(self.seat, acting=not self.deal.state.over)
+        return self.deal.observe(self.seat, acting=not (self.deal.state.over or self._ended))
 
     def reset(self, seed=None, options=None):
         super().reset(seed=seed)
         self.deal = _new_deal(self.np_random, options, self.game, self.levels, self.declaring_team)
+        self._ended = False
         self._others_play()
         return self._obs(), {}
 
     def step(self, action):
-        if self.deal is None or self.deal.state.over:
+        if self.deal is None or self.deal.state.over or self._ended:
             raise RuntimeError("the deal is over (or not started): call reset()")
         try:
             self.deal.act(action)
-        except IllegalAnswer as e:
-            return self._obs(), self.illegal_reward, False, False, {"illegal": True, "why": str(e)}
+        except IllegalAnswer as e:  # "terminate": PettingZoo's TerminateIllegalWrapper convention
+            self._ended = self.illegal == "terminate"
+            return self._obs(), self.illegal_reward, self._ended, False, {"illegal": True, "why": str(e)}
         self._others_play()
         over = self.deal.state.over
         reward = float(self.deal.rewards()[self.seat]) if over else 0.0
         return self._obs(), reward, over, False, {"illegal": False}
 
     def render(self):
-        if self.render_mode == "ansi":
-            return _render(self.deal)
-        return None
+        return _render_as(self.render_mode, self.deal)
 
 
 __all__ = ["TractorAEC", "TractorEnv", "aec_env", "Deal", "DONE", "N_ACTIONS", "BID_STEP", "observation_space",
+           "observation_bounds",
            "observation_size", "Game"]

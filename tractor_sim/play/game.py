@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tractor_sim.play import chunks, packages
+from tractor_sim.play.errors import IllegalAnswer
 from tractor_sim.play.legal import declaration_options, sub_multisets
 from tractor_sim.rules import cards as K
 from tractor_sim.rules import sizes
@@ -145,12 +146,20 @@ class Game:
         return self.error_names.get(int(code), f"error {int(code)}")
 
     # ---------------------------------------------------------------- policies and play
+    @property
+    def idle_decisions(self) -> tuple:
+        """The decisions this game never reaches, whose strategies need not compile: the bid without
+        the auction, the call outside Finding Friends."""
+        return (() if self.auction else ("bid",)) + (() if self.friends else ("call",))
+
     def resolve(self, policies, modules=()):
         """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions)
-        for team 0's and team 1's policy specs, compiled for this size."""
+        for team 0's and team 1's policy specs, compiled for this size (the idle decisions' functions
+        a placeholder: nothing of this game asks them)."""
         from tractor_sim.play.registry import resolve_policies
 
-        return resolve_policies(policies, modules, None if self.size.standard else self.package)
+        return resolve_policies(policies, modules, None if self.size.standard else self.package,
+                                self.idle_decisions)
 
     def play_chunk(self, spec, log_id: int = -1, log_rows: int | None = None):
         """Play one chunk of deals or matches (a tractor_sim.play.chunks.ChunkSpec of this game) in its
@@ -179,12 +188,20 @@ def as_game(game=None, rules=None) -> Game:
 
 
 FORMAT = "tractor-sim-state"
-FORMAT_VERSION = 3  # 3: the game (size) and the deal's ids and levels; 2 (read): the 4-player 2-deck game
+FORMAT_VERSION = 3  # 3: the game (size), the deal's ids and levels, sealed by a digest (2: 4/2 only, no seal)
 DECISION_NAMES = ("declare", "discard", "lead", "follow", "bid", "call")  # kernels.view.DECISIONS
 
 
-class IllegalAnswer(ValueError):
-    """An answer the rules do not allow now; the message names the decision, the seat and why."""
+class StateError(ValueError):
+    """A state JSON that is not one this code wrote (damaged, edited, another version); the message says how."""
+
+
+def _digest(body: dict) -> str:
+    """The seal of a stored state: SHA-256 of its canonical JSON. The compiled kernels index their
+    arrays by the state's own values without bounds checks, so a state is taken back only as written."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -236,7 +253,8 @@ class State:
     # ---------------------------------------------------------------- making one
     @classmethod
     def new(cls, seed: int = 0, deal_id: int = 0, rules=None, levels=None, declaring_team: int = 0,
-            starter: int | None = None, round1: bool = False, deal_in_match: int = 0, game=None) -> "State":
+            starter: int | None = None, round1: bool = False, deal_in_match: int = 0, game=None,
+            log=None) -> "State":
         """Deal ``deal_id`` of a run with root ``seed`` (the engine's deal when ``starter`` is None and
         ``deal_in_match`` 0: fixed levels).  In round 1 of a match (``round1``, deal ``deal_in_match``
         of match ``deal_id``) the draw decides the declarer.  Levels are 0..12 or rank names, one per
@@ -270,6 +288,8 @@ class State:
         ids = DealIds(int(deal_id) * game.kernels.match.MAX_DEALS_PER_MATCH + int(deal_in_match), int(deal_id),
                       int(deal_in_match)) if in_match else DealIds(int(deal_id))
         state = cls(game, st, ws, ids, lv)
+        if log is not None:  # the chunk's event log (kernels.deal LOG_*): this deal's events go there
+            state._nolog = log
         code = PH.start(st, ws, game.encoded, state._err, state._nolog, np.uint64(seed), np.int64(deal_id),
                         np.int64(deal_in_match), bool(round1), lv, np.int64(declaring_team), np.int64(starter))
         if code != PH.ERR_NONE:
@@ -652,31 +672,38 @@ class State:
     def to_json(self) -> str:
         views, scratch, rngs, _ = self._ws
         size = self.game.size
-        return json.dumps({
+        body = {
             "format": FORMAT, "version": FORMAT_VERSION, "rules": self.rules.to_dict(),
             "game": {"players": size.players, "decks": size.decks, "teams": size.teams},
             "deal": {"deal_id": self._ids.deal_id, "match_id": self._ids.match_id,
                      "deal_in_match": self._ids.deal_in_match, "levels": self._levels.tolist()},
             "state": self._st.tolist(), "views": views.tolist(), "scratch": scratch.tolist(),
             "rngs": [str(int(x)) for x in rngs.ravel()],
-        })
+        }
+        return json.dumps({**body, "digest": _digest(body)})
 
     @classmethod
-    def from_json(cls, text: str) -> "State":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"a state must be JSON: {e}") from None
+    def from_json(cls, text: str | bytes, where: str = "state") -> "State":
+        """A state stored by ``to_json``, or StateError naming ``where`` (a file name) and what is wrong."""
+        from tractor_sim.rules import files
+
+        if isinstance(text, (bytes, bytearray)):
+            text = files.decode(bytes(text), where, "state JSON", StateError)
+        if not isinstance(text, str):
+            raise StateError(f"{where}: expected the JSON text of a state, got {type(text).__name__}")
+        data = files.parse_json(text, where, f"{FORMAT} object (State.to_json) in JSON", StateError, None)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"not a {FORMAT} object")
-        if data.get("version") not in (2, FORMAT_VERSION):
-            raise ValueError(f"{FORMAT} version {data.get('version')!r}: this code reads versions 2 and "
+            raise StateError(f"{where}: not a {FORMAT} object")
+        if data.get("version") != FORMAT_VERSION:
+            raise StateError(f"{where}: {FORMAT} version {data.get('version')!r}: this code reads version "
                              f"{FORMAT_VERSION}")
+        body = {k: v for k, v in data.items() if k != "digest"}
+        if data.get("digest") != _digest(body):
+            raise StateError(f"{where}: damaged or edited: its content does not match its digest (a state is "
+                             "read back only as State.to_json wrote it)")
         try:
-            g = data.get("game") or {}
-            game = Game.of((g.get("players", 4), g.get("decks", 2), g.get("teams", "tractor")),
-                           Rules.from_dict(data["rules"]))
-            deal = data.get("deal") or {"deal_id": 0, "match_id": -1, "deal_in_match": 0, "levels": [0, 0]}
+            g, deal = data["game"], data["deal"]
+            game = Game.of((g["players"], g["decks"], g["teams"]), Rules.from_dict(data["rules"]))
             ids = DealIds(int(deal["deal_id"]), int(deal["match_id"]), int(deal["deal_in_match"]))
             ws = game.kernels.deal.new_workspace(game.encoded)
             st = np.array(data["state"], dtype=np.int64)
@@ -684,15 +711,15 @@ class State:
             scratch = np.array(data["scratch"], dtype=np.float64)
             rngs = np.array([int(x) for x in data["rngs"]], dtype=np.uint64).reshape(ws[2].shape)
             levels = np.array(deal["levels"], dtype=np.int64)
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"{FORMAT}: a field is missing or of the wrong type ({type(e).__name__}: {e})") from None
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
+            raise StateError(f"{where}: not a state of this version ({type(e).__name__}: {e})") from None
         size = game.kernels.state.STATE_SIZE
         if st.shape != (size,):
-            raise ValueError(f"state: {st.shape[0] if st.ndim else 0} values, expected {size}")
+            raise StateError(f"{where}: state: {st.shape} values, expected {size}")
         if views.shape != ws[0].shape or scratch.shape != ws[1].shape:
-            raise ValueError("views or scratch of the wrong shape")
+            raise StateError(f"{where}: views or scratch of the wrong shape")
         if levels.shape != (game.level_holders,):
-            raise ValueError(f"deal.levels: one per level holder ({game.level_holders}), got {levels.tolist()}")
+            raise StateError(f"{where}: deal.levels: one per level holder ({game.level_holders}), got {levels.tolist()}")
         ws[0][...] = views
         ws[1][...] = scratch
         ws[2][...] = rngs
@@ -707,5 +734,5 @@ def _builtin_policy(game: Game, policy: str):
     return game.resolve((policy, policy), ())[:2]
 
 
-__all__ = ["Game", "as_game", "State", "Turn", "IllegalAnswer", "DealIds", "DECISION_NAMES", "FORMAT",
+__all__ = ["Game", "as_game", "State", "StateError", "Turn", "IllegalAnswer", "DealIds", "DECISION_NAMES", "FORMAT",
            "FORMAT_VERSION"]

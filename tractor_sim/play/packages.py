@@ -15,12 +15,14 @@ to the copy (``load_plugin``).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import os
 import shutil
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from tractor_sim.rules.sizes import GameSize, as_size
 
 SIZED_PREFIX = "tractor_sim_sized_"  # the copies' package names (kernels.unowned treats them as the package's)
 KEEP = 3  # source digests whose copies are kept (the newest uses)
+IDLE = 3600  # seconds since its last use before a copy beyond KEEP may be removed
 SIZE_FILE = '''"""The game size this copy of tractor_sim.core plays: {label} (written by tractor_sim.play.packages)."""
 
 SEATS = {players}
@@ -55,29 +58,52 @@ def size_file(size: GameSize) -> str:
                             friends=size.teams == "friends")
 
 
+@contextlib.contextmanager
+def _lock(path: Path):
+    """An exclusive lock on ``path`` (a file beside what it guards) across processes: test workers
+    and a run's worker processes share one copy instead of racing to write it.  Without fcntl (not
+    POSIX) the rename in ``_write_copy`` alone keeps the copy whole."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def _write_copy(root: Path, package: str, size: GameSize) -> None:
-    """Copy core/ into root/package with the size's own size.py, atomically (a rename: concurrent
-    workers may race)."""
+    """Copy core/ into root/package with the size's own size.py, once: under a lock, written to a
+    temporary folder and renamed (a reader never sees half a copy)."""
     import tractor_sim.core as core
 
     final = root / package
     if (final / "__init__.py").exists():
         return
-    tmp = root / f".{package}.{os.getpid()}"
-    shutil.copytree(core.HERE, tmp, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp / "size.py").write_text(size_file(size))
-    try:
-        os.rename(tmp, final)
-    except OSError:  # another process wrote it first
+    with _lock(root / f".{package}.lock"):
+        if (final / "__init__.py").exists():  # another process wrote it while this one waited
+            return
+        tmp = root / f".{package}.{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(core.HERE, tmp, ignore=shutil.ignore_patterns("__pycache__"))
+        (tmp / "size.py").write_text(size_file(size))
+        os.rename(tmp, final)
 
 
 def _prune(root: Path, keep: str) -> None:
-    """Remove the copies of all but the KEEP most recently used source digests (``keep`` stays)."""
-    digests = sorted((d for d in root.iterdir() if d.is_dir() and d.name != keep),
-                     key=lambda d: (d / ".used").stat().st_mtime if (d / ".used").exists() else 0, reverse=True)
+    """Remove the copies of all but the KEEP most recently used source digests (``keep`` stays),
+    sparing any used within the last IDLE seconds: another checkout's run may be loading it."""
+    def used(d):
+        return (d / ".used").stat().st_mtime if (d / ".used").exists() else 0
+
+    digests = sorted((d for d in root.iterdir() if d.is_dir() and d.name != keep), key=used, reverse=True)
     for old in digests[KEEP - 1:]:
-        shutil.rmtree(old, ignore_errors=True)
+        if time.time() - used(old) > IDLE:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 _LOADED: dict[GameSize, object] = {}

@@ -3,7 +3,7 @@
 It settles arguments about one trick with the same compiled kernels that play
 the simulated deals, so what it says is what the simulator does: at any game
 size of RULES.md section 9 (``game``: players, decks, teams) with that size's
-kernels (tractor_sim.play.game.Game).
+kernels (tractor_sim.play.packages).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tractor_sim.rules.cards import (
     to_counts,
 )
 from tractor_sim.rules import sizes
-from tractor_sim.play.game import Game
+from tractor_sim.play import packages
 from tractor_sim.core.kernels import combos
 from tractor_sim.core.kernels import declare as D
 from tractor_sim.core.kernels.view import MAX_BID
@@ -53,8 +53,9 @@ def game_size(game=None) -> sizes.GameSize:
 
 
 def _kernels(size: sizes.GameSize):
-    """The size's compiled kernels (tractor_sim.play.game)."""
-    return Game.of(size).kernels
+    """The size's compiled kernels (its package: tractor_sim.play.packages; the referee sits below
+    the Game, which checks records with it)."""
+    return packages.compiled_package(size).kernels
 
 
 def parse_trump(trump) -> tuple[int, int]:

@@ -39,7 +39,8 @@ from typing import Any, Callable
 import numba
 import numpy as np
 
-from tractor_sim.play import search
+from tractor_sim.play import players, search
+from tractor_sim.rules.fields import Real, shown
 from tractor_sim.core.kernels.view import DECISIONS, STRATEGY_SIG
 
 ENTRY_POINT_GROUP = "tractor_sim.strategies"  # the entry-point group installed plug-ins declare
@@ -126,6 +127,17 @@ class StrategyInfo:
     qualname: str
     source: str  # the file or module to load again to get it (for worker processes)
     lean: bool = False  # try the compile without reference counting first (see ``_lean``)
+    ranges: dict = field(default_factory=dict)  # param -> (lowest, highest) it plays legally; else any finite
+    fn: Any = None  # the Python function registered (named in errors, compared on a second registration)
+
+    def declared(self, param: str, label: str | None = None) -> Real:
+        """The declaration of parameter ``param`` (tractor_sim.rules.fields.Real, named ``label``): its
+        range, or any finite number when the strategy declares none."""
+        low, high = self.ranges.get(param, (-1e300, 1e300))
+        return Real(label or param, float(low), float(high))
+
+    def range_text(self, param: str) -> str:
+        return self.declared(param).bounds.strip() if param in self.ranges else "any finite number"
 
     @property
     def function(self):
@@ -249,6 +261,7 @@ class ResolvedPolicy:
     spec: dict[str, Any]
     sources: tuple[str, ...]
     search: Any = None  # a search policy's settings (tractor_sim.play.search.SearchSettings); None: no search
+    player: Any = None  # a Python policy or process bot (tractor_sim.play.players.PlayerInfo); None: compiled
 
     @property
     def strategy_names(self) -> tuple[str, ...]:
@@ -278,10 +291,31 @@ def _params_table(params, where: str) -> dict[str, float]:
 
 
 def _number(value: Any, what: str) -> float:
-    """A parameter value as float (true/false count as 1/0, for switches)."""
-    if not isinstance(value, (bool, int, float, np.integer, np.floating, np.bool_)):
-        raise StrategyError(f"{what}: expected a number, got {value!r}")
-    return float(value)
+    """A parameter value as a finite float (true/false count as 1/0, for switches); the strategy's
+    declared range is checked when the policy is resolved (``resolve_policy``)."""
+    return Real("").check(value, what, StrategyError)
+
+
+def _ranges_table(ranges, table: dict, where: str) -> dict:
+    """A strategy's declared ranges {param: (lowest, highest)}: finite, ordered, of its own
+    parameters, holding their defaults."""
+    out = {}
+    if ranges is not None and not isinstance(ranges, dict):
+        raise StrategyError(f"{where}: ranges must be a table {{param: (lowest, highest)}}, got {shown(ranges)}")
+    for key, pair in dict(ranges or {}).items():
+        if key not in table:
+            raise StrategyError(f"{where}: range of {shown(key)}, which is not one of its parameters"
+                                f"{_suggest(key, table)}")
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise StrategyError(f"{where}: range of {key!r} must be (lowest, highest), got {shown(pair)}")
+        low, high = (_number(v, f"{where}: range of {key!r}") for v in pair)
+        if low > high:
+            raise StrategyError(f"{where}: range of {key!r}: lowest {low:g} above highest {high:g}")
+        if not low <= table[key] <= high:
+            raise StrategyError(f"{where}: the default of {key!r}, {table[key]:g}, is outside its range "
+                                f"{low:g} to {high:g}")
+        out[key] = (low, high)
+    return out
 
 
 _CHECKED: set[str] = set()
@@ -319,7 +353,7 @@ def drop_stale_cache(module_file: str) -> None:
 
 
 def strategy(decision: str, name: str, params: dict[str, float] | None = None, description: str = "",
-             lean: bool | None = None, boundscheck: bool | None = None) -> Callable:
+             lean: bool | None = None, boundscheck: bool | None = None, ranges: dict | None = None) -> Callable:
     """Register the decorated function as strategy ``name`` for ``decision``.
 
     The function is compiled with the strategy signature when a run first
@@ -341,15 +375,16 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
     if not isinstance(name, str) or not name:
         raise StrategyError(f"strategy name must be a non-empty string, got {name!r}")
     table = _params_table(params, f"{decision} strategy {name!r}")
+    declared = _ranges_table(ranges, table, f"{decision} strategy {name!r}")
 
     def register(fn):
+        fn = _check_signature(fn, f"{decision} strategy {name!r}")
         module = getattr(fn, "__module__", "") or ""
         qualname = getattr(fn, "__qualname__", getattr(fn, "__name__", ""))
         old = _STRATEGIES[decision].get(name)
-        if old is not None and (old.module, old.qualname) != (module, qualname):
-            raise StrategyError(
-                f"{decision} strategy {name!r} is already registered by {old.module}.{old.qualname}"
-            )
+        if old is not None and not _same_definition(old.fn, fn):
+            raise StrategyError(f"{decision} strategy {name!r} is registered twice: by {_where(old.fn)} "
+                                f"and by {_where(fn)}; give one another name")
         builtin = is_builtin(module)
         if not builtin:
             try:
@@ -360,11 +395,58 @@ def strategy(decision: str, name: str, params: dict[str, float] | None = None, d
         doc = description or " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
         _STRATEGIES[decision][name] = StrategyInfo(
             decision, name, compiled, table, doc, module, qualname, _SOURCES.get(module, module),
-            builtin if lean is None else lean,
+            builtin if lean is None else lean, declared, fn,
         )
         return compiled
 
     return register
+
+
+EXPECTED = "f(view, params, rng, scratch, out) -> int"  # the strategy signature (kernels.view.STRATEGY_SIG)
+
+
+def _plain(fn):
+    """The Python function under a numba dispatcher (or the function itself)."""
+    return getattr(fn, "py_func", fn)
+
+
+def _where(fn) -> str:
+    """A function as an error names it: module.qualname (file:line)."""
+    fn = _plain(fn)
+    name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', getattr(fn, '__name__', repr(fn)))}"
+    code = getattr(fn, "__code__", None)
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code is not None else name
+
+
+def _same_definition(old, new) -> bool:
+    """Whether a second registration is the first one again: the same function, the same ``def``
+    run again (a module loaded again, a function made anew by its enclosing function), or the
+    same place of a module executed anew (a file loaded again after an edit keeps its module
+    name but gets new globals). Two ``def``s in one run of a module are two definitions."""
+    if old is new or getattr(old, "__code__", None) is getattr(new, "__code__", 0):
+        return True
+    if getattr(old, "__globals__", None) is getattr(new, "__globals__", None):
+        return False  # two definitions in one module run
+    return (getattr(old, "__module__", None), getattr(old, "__qualname__", None)) == \
+        (getattr(new, "__module__", None), getattr(new, "__qualname__", None))
+
+
+def _check_signature(fn, what: str):
+    """``fn`` if it can be a strategy: a Python function (or a numba dispatcher of one) of five
+    positional parameters; else StrategyError naming it and the signature expected."""
+    plain = _plain(fn)
+    if not callable(plain) or not hasattr(plain, "__code__"):
+        raise StrategyError(f"{what}: {shown(fn)} is not a Python function; a strategy is {EXPECTED}")
+    try:
+        sig = inspect.signature(plain)
+    except (TypeError, ValueError):
+        raise StrategyError(f"{what}: cannot read the signature of {_where(plain)}; a strategy is {EXPECTED}") from None
+    kinds = [p.kind for p in sig.parameters.values()]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in sig.parameters.values() if p.kind in positional and p.default is p.empty]
+    if (len(required) != 5 or any(k not in positional for k in kinds) or len(kinds) != 5):
+        raise StrategyError(f"{what}: {_where(plain)} takes {sig}; a strategy takes five arguments: {EXPECTED}")
+    return plain
 
 
 def _nested_params(params: Any, where: str) -> dict[str, dict[str, float]]:
@@ -416,7 +498,8 @@ def policy(
     module = module or sys._getframe(1).f_globals.get("__name__", "")
     old = _POLICIES.get(name)
     if old is not None and old.module != module:
-        raise StrategyError(f"policy {name!r} is already registered by {old.module}")
+        raise StrategyError(f"policy {name!r} is registered twice: by {old.module} and by {module}; "
+                            "give one another name")
     pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module,
                  bid, call)
     _POLICIES[name] = pol
@@ -443,9 +526,30 @@ def get_policy(name: str) -> Policy:
 _SPEC_KEYS = ("policy", "name", "params", "description") + DECISIONS
 
 
-def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
+def _idle(view, params, rng, scratch, answer):
+    """What a seat plays for a decision the run never reaches (``idle``): an answer of no cards,
+    which a kernel that did reach it refuses as an illegal play naming the policy."""
+    return 0
+
+
+_IDLE: list = []
+
+
+def idle_function():
+    """``_idle`` compiled with the strategy signature (once, a fraction of a second): it stands in for
+    the bid strategy of rules without the auction and the call strategy outside Finding Friends, so a
+    run compiles only the strategies it plays."""
+    if not _IDLE:
+        fn = numba.njit(STRATEGY_SIG, cache=True)(_idle) if not numba.config.DISABLE_JIT else _idle
+        _IDLE.append(fn)
+    return _IDLE[0]
+
+
+def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> ResolvedPolicy:
     """Turn a policy name, a Policy, or a table into compiled functions and parameter vectors
     (compiled for the game size of ``package``, tractor_sim.rules.sizes.kernels_for, if given).
+    ``idle``: decisions the run never reaches ("bid", "call"), whose functions are ``idle_function``
+    (the strategies are still named, checked and recorded; they are not compiled).
 
     Tables: {"policy": "basic", "params": {"discard.threshold": 9}} (a
     registered policy with overrides; a decision key such as "follow":
@@ -456,11 +560,13 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
     strategy's defaults, then the policy's values, then the table's.
     """
     load_builtins()
+    if players.is_player(spec):
+        return _resolve_player(spec)
     if search.is_search(spec):
         if package is not None and package.size.FINDING_FRIENDS:
             raise StrategyError("the search plays tractor games (two fixed teams); in Finding Friends, with a "
                                 "level per player, its driver is not built")
-        return _resolve_search(spec, package)
+        return _resolve_search(spec, package, idle)
     if isinstance(spec, Policy):
         base, extra, name = spec, {}, spec.name
     elif isinstance(spec, str):
@@ -508,9 +614,11 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
         for p, v in params.get(d, {}).items():
             if p not in values:
                 hint = _suggest(p, values) if values else " (it has no parameters)"
-                raise StrategyError(f"unknown parameter {p!r} of {d} strategy {info.name!r}{hint}")
-            values[p] = v
-        functions.append(info.function if package is None else info.sized_function(package))
+                raise StrategyError(f"policy {name!r}: parameter {d}.{p}: unknown parameter {p!r} of {d} strategy "
+                                    f"{info.name!r}{hint}")
+            values[p] = info.declared(p, f"{d}.{p}").check(v, f"policy {name!r}: parameter ", StrategyError)
+        functions.append(idle_function() if d in idle else info.function if package is None
+                         else info.sized_function(package))
         vectors.append(np.ascontiguousarray(np.array(list(values.values()), dtype=np.float64)))
         names.append(tuple(values))
         if info.source not in sources:
@@ -523,14 +631,64 @@ def resolve_policy(spec: str | dict | Policy, package=None) -> ResolvedPolicy:
     )
 
 
-def _resolve_search(spec, package=None) -> ResolvedPolicy:
+def python_policy(name: str, params: dict | None = None, description: str = "") -> Callable:
+    """Register the decorated callable ``fn(decision) -> answer`` as policy ``name``, a Python policy
+    (tractor_sim.play.players, docs/bots.md).  ``params``: name -> default, handed over as
+    ``decision.params`` (a policy table's ``params = {...}`` overrides them, so ``tune`` moves them)."""
+    load_builtins()
+    try:
+        register = players.python_policy(name, params, description, taken=_POLICIES)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
+
+    def checked(fn):
+        try:
+            return register(fn)
+        except players.PlayerError as e:
+            raise StrategyError(str(e)) from None
+
+    return checked
+
+
+def process_policy(name: str, command, timeout: float = 5.0, params: dict | None = None, description: str = ""):
+    """Register a process bot: ``command`` (a list: the program and its arguments) speaks the protocol of
+    docs/bots.md; ``timeout`` seconds per answer."""
+    load_builtins()
+    source = os.path.abspath(sys._getframe(1).f_globals.get("__file__", "") or "")
+    try:
+        return players.process_policy(name, command, timeout, params, description, taken=_POLICIES, source=source)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
+
+
+def _resolve_player(spec) -> ResolvedPolicy:
+    """A Python policy or process bot (tractor_sim.play.players): no compiled functions; a chunk that
+    plays one is stepped deal by deal (tractor_sim.play.stepped)."""
+    try:
+        name, info = players.lookup(spec)
+    except players.PlayerError as e:
+        raise StrategyError(str(e)) from None
+    table = {"policy": info.kind, "name": name, "params": dict(info.params)}
+    if info.kind == "process":
+        table.update(command=list(info.command), timeout=info.timeout)
+    else:
+        table["function"] = f"{getattr(info.fn, '__module__', '?')}.{getattr(info.fn, '__qualname__', '?')}"
+    return ResolvedPolicy(name, (), tuple(np.zeros(0) for _ in DECISIONS), (f"{info.kind}:{name}",) * len(DECISIONS),
+                          ((),) * len(DECISIONS), table, (info.source,) if info.source else (), player=info)
+
+
+def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
     """A search policy (tractor_sim.play.search): its base policy's functions (compiled for ``package``'s
-    size), with the search's settings."""
+    size; ``idle`` as resolve_policy's), with the search's settings."""
     try:
         base, settings, name = search.parse(spec)
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
-    resolved = resolve_policy(base, package)
+    resolved = resolve_policy(base, package, idle)
+    if resolved.player is not None:
+        raise StrategyError(f"policy {name!r}: a search rolls out its base policy in compiled code; "
+                            f"{resolved.player.describe()} is not compiled (analyze and search take compiled "
+                            "policies)")
     if settings.source == "sampled" and not search.SAMPLER_READY:
         raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
@@ -560,7 +718,7 @@ def load_builtins() -> None:
     from tractor_sim.core import registry as recorded
 
     for (decision, name), r in recorded.STRATEGIES.items():
-        strategy(decision, name, r.params, r.description, r.lean, r.boundscheck)(r.fn)
+        strategy(decision, name, r.params, r.description, r.lean, r.boundscheck, r.ranges)(r.fn)
     for name, table in recorded.POLICIES.items():
         policy(name, **table, module=BUILTIN_PACKAGE + ".policies")
 
@@ -637,7 +795,8 @@ def load_sources(sources) -> None:
 
 
 def list_strategies() -> list[tuple[str, str, dict[str, float], str]]:
-    """Rows (decision, name, params with defaults, description), by decision then name."""
+    """Rows (decision, name, params with defaults, description), by decision then name (the ranges:
+    ``get_strategy(decision, name).ranges``)."""
     load_builtins()
     return [
         (d, n, dict(info.params), info.description)
@@ -659,13 +818,14 @@ def list_policies() -> list[tuple[str, str, dict[str, Any], str]]:
     return rows
 
 
-def resolve_policies(policies, modules=(), package=None):
+def resolve_policies(policies, modules=(), package=None, idle=()):
     """(resolved policies, params[team, decision, :], the kernel's tuple of strategy functions) for
-    team 0's and team 1's policy specs, compiled for the size of ``package`` (None: 4/2)."""
+    team 0's and team 1's policy specs, compiled for the size of ``package`` (None: 4/2); the ``idle``
+    decisions' functions a placeholder (resolve_policy)."""
     load_builtins()
     for mod in modules:
         load_module(mod)
-    pols = [resolve_policy(p, package) for p in policies]
+    pols = [resolve_policy(p, package, idle) for p in policies]
     plen = max(1, max(len(p) for pol in pols for p in pol.params))
     params = np.zeros((2, len(DECISIONS), plen), dtype=np.float64)
     for team, pol in enumerate(pols):

@@ -111,15 +111,15 @@ def _events(log, result, size=sizes.STANDARD) -> dict:
 
 
 def open_run(run_dir, columns=None):
-    """(manifest, deals table) of a finished run directory; RecordError if it is not one."""
-    import pandas as pd
+    """(manifest, deals table) of a finished run directory; RecordError naming the file if it is not one."""
+    from tractor_sim.rules import files
 
     run_dir = Path(run_dir)
     try:
-        manifest = json.loads((run_dir / "manifest.json").read_text())
-        deals = pd.read_parquet(run_dir / "deals.parquet", columns=columns)
-    except (OSError, ValueError) as e:
-        raise RecordError(f"{run_dir}: not a finished run directory ({e})") from None
+        manifest = files.read_json(run_dir / "manifest.json", "run manifest", RecordError)
+        deals = files.read_parquet(run_dir / "deals.parquet", "deals table", RecordError, columns)
+    except RecordError as e:
+        raise RecordError(f"{e} (not a finished run directory)") from None
     return manifest, deals
 
 

@@ -11,6 +11,8 @@ each chunk a time limit (``PluginTimeout``).
 
 from __future__ import annotations
 
+import os
+
 from tractor_sim.play.chunks import SimulationError
 from tractor_sim.play.game import Game
 
@@ -28,7 +30,12 @@ def plugins(spec) -> list[str]:
 
     out = []  # the modules are loaded: run_chunk, or the driver's check of the experiment, did it
     for pol in spec.policies:
-        for d, name in zip(DECISIONS, S.resolve_policy(pol).strategies):
+        resolved = S.resolve_policy(pol)
+        if resolved.player is not None:  # a Python policy or bot: run away from the driver, with a time limit
+            if resolved.player.describe() not in out:
+                out.append(resolved.player.describe())
+            continue
+        for d, name in zip(DECISIONS, resolved.strategies):
             info = S.get_strategy(d, name)
             text = f"{d} strategy {name!r} ({info.source})"
             if not S.is_builtin(info.module) and text not in out:
@@ -64,6 +71,16 @@ def timeout_message(specs, seconds: float) -> str:
 
 _INTERRUPTED = b"\nerror: interrupted (finished chunks are kept: run the same command again to resume)\n"
 _handler = None
+_LOCK_PATH = bytearray(4097)  # the NUL-terminated path the handler unlinks before it exits (a run's .lock)
+
+
+def remove_on_interrupt(path) -> None:
+    """Let the C-level Ctrl-C handler remove ``path`` (a run's held .lock file) before it ends the
+    process; None: nothing. A path too long for the buffer is left to the next run, which takes it over."""
+    data = b"" if path is None else os.fsencode(path)
+    if len(data) >= len(_LOCK_PATH):
+        data = b""
+    _LOCK_PATH[: len(data) + 1] = data + b"\0"
 
 
 def _hard_handler():
@@ -89,15 +106,21 @@ def _hard_handler():
         exit_now = libc._exit
         exit_now.argtypes = [ctypes.c_int]
         exit_now.restype = None
+        unlink = libc.unlink
+        unlink.argtypes = [ctypes.c_size_t]
+        unlink.restype = ctypes.c_int
         buf = np.frombuffer(_INTERRUPTED, dtype=np.uint8)
         addr, size = buf.ctypes.data, buf.size
+        lock = np.frombuffer(_LOCK_PATH, dtype=np.uint8)  # shares the bytearray's memory: set at run time
+        lock_addr = lock.ctypes.data
 
         @numba.cfunc(numba.types.void(numba.types.int32))
         def on_sigint(signum):
+            unlink(lock_addr)  # "" when no run holds a lock: ENOENT, harmless
             write(2, addr, size)
             exit_now(130)
 
-        _handler = (on_sigint, buf, libc)  # keep the code and the text alive
+        _handler = (on_sigint, buf, libc, lock)  # keep the code, the text and the path alive
     return _handler
 
 
@@ -114,7 +137,7 @@ class interruptible:
         if sig.getsignal(sig.SIGINT) is not sig.default_int_handler:
             self.old = None  # not the main thread, or someone else's handler: leave it alone
             return self
-        on_sigint, _, libc = _hard_handler()
+        on_sigint, _, libc, _ = _hard_handler()
         libc.signal.restype = ctypes.c_void_p
         libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
         self.libc = libc

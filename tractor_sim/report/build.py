@@ -16,9 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tractor_sim.rules import files
 from tractor_sim.stats import chain
 
 from tractor_sim.stats import summary as stats
+from tractor_sim.report import contexts as report_contexts
 from tractor_sim.report import plots, sections
 from tractor_sim.rules.options import RulesError, as_rules
 
@@ -61,7 +63,7 @@ def _p(p: float) -> str:
 def _read_optional(path: Path) -> pd.DataFrame | None:
     if not path.exists():
         return None
-    table = pd.read_parquet(path)
+    table = files.read_parquet(path, "matches table", ValueError)
     return table if len(table) else None
 
 
@@ -142,7 +144,7 @@ def _rules(manifest: dict):
 # ------------------------------------------------------------------ text
 
 def _headline(summary: pd.DataFrame, rated: dict) -> str:
-    if not rated.get("error"):
+    if not rated.get("error") or rated.get("parts"):
         return sections.headline(rated)
     s = summary.dropna(subset=["level_change"])
     if not len(s):
@@ -151,7 +153,14 @@ def _headline(summary: pd.DataFrame, rated: dict) -> str:
     ci = (f" (95% CI {best['level_change_low']:+.3f} to {best['level_change_high']:+.3f})"
           if not math.isnan(best["level_change_low"]) else "")
     return (f"No ratings ({rated['error']}). Policy {best['policy']} has the best level change, "
-            f"{best['level_change']:+.3f} levels per deal{ci}, in {best['matchup']} over {int(best['deals']):,} deals.")
+            f"{best['level_change']:+.3f} levels per deal{ci}, in {best['matchup']} (against "
+            f"{_opponent(s, best)}) over {int(best['deals']):,} deals.")
+
+
+def _opponent(summary: pd.DataFrame, row) -> str:
+    """Whom a policy's figure was measured against: the other policy of its matchup."""
+    other = summary[(summary["matchup"] == row["matchup"]) & (summary["policy"] != row["policy"])]["policy"]
+    return ", ".join(map(str, other)) or "itself"
 
 
 def _played_sentence(summary: pd.DataFrame) -> str:
@@ -176,10 +185,10 @@ def _summary_table(summary: pd.DataFrame) -> pd.DataFrame:
                                                              s["level_change_high"])],
         "deals declared": s["declared"],
         "hold rate as declarers [95% CI]": [_ci(*v) for v in zip(s["hold_rate"], s["hold_low"], s["hold_high"])],
-        "points conceded as declarers: mean": s["conceded_mean"].map(lambda v: _num(v, 1)),
+        "points conceded as declarers: mean (descriptive)": s["conceded_mean"].map(lambda v: _num(v, 1)),
         "median [quartiles]": [f"{_num(m, 0)} [{_num(a, 0)}-{_num(b, 0)}]" for m, a, b in
                                zip(s["conceded_q50"], s["conceded_q25"], s["conceded_q75"])],
-        "points taken as defenders: mean": s["taken_mean"].map(lambda v: _num(v, 1)),
+        "points taken as defenders: mean (descriptive)": s["taken_mean"].map(lambda v: _num(v, 1)),
         "median [quartiles] ": [f"{_num(m, 0)} [{_num(a, 0)}-{_num(b, 0)}]" for m, a, b in
                                 zip(s["taken_q50"], s["taken_q25"], s["taken_q75"])],
     })
@@ -195,14 +204,20 @@ def _markov_table(results: list[dict], summary: pd.DataFrame) -> pd.DataFrame:
     for r in results:
         row = {"matchup": r["matchup"], "A": r["policy_a"], "B": r["policy_b"], "match end": r["match_end"],
                "P(A wins) from 2-2 [95% CI]": _ci(r["win_prob"], r["low"], r["high"]),
-               "expected deals": _num(r["expected_deals"], 1),
+               "expected deals (descriptive)": _num(r["expected_deals"], 1),
                "deals with A / B declaring": f"{r['n_declared']['a']:,} / {r['n_declared']['b']:,}"}
         if "win_rate" in summary:
             o = summary[(summary["matchup"] == r["matchup"]) & (summary["policy"] == r["policy_a"])]
             if len(o) and not math.isnan(o["win_rate"].iloc[0]):
                 o = o.iloc[0]
                 row["observed A win rate [95% CI]"] = _ci(o["win_rate"], o["win_low"], o["win_high"])
-                row["observed deals / match"] = _num(o["deals_per_match"], 1)
+                # the level-independence assumption's test: chain minus observed, the two errors added as if
+                # independent (they share the deals, so this interval is conservative)
+                se = math.hypot((r["high"] - r["low"]) / 3.92, (o["win_high"] - o["win_low"]) / 3.92)
+                diff = r["win_prob"] - o["win_rate"]
+                row["chain - observed [95% CI]"] = (_ci(diff, diff - 1.96 * se, diff + 1.96 * se)
+                                                    if np.isfinite(se) else "")
+                row["observed deals / match (descriptive)"] = _num(o["deals_per_match"], 1)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -333,23 +348,32 @@ def _read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
     decompression buffers of every column together (1.1 GB for 10,000,000 deals)."""
     import pyarrow.parquet as pq
 
-    f = pq.ParquetFile(path)
-    names = set(f.schema_arrow.names)
-    missing = [c for c in columns if c not in names]
-    if missing:
-        raise ValueError(f"{path}: no column {', '.join(missing)}: not a deals table of this version")
-    return pd.DataFrame({c: f.read(columns=[c], use_threads=False).column(0).to_pandas() for c in columns},
-                        copy=False)
+    files.check_file(path, "deals table")  # missing, a directory, empty: named
+    try:
+        f = pq.ParquetFile(path)
+        names = set(f.schema_arrow.names)
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise ValueError(f"{path}: no column {', '.join(missing)}: not a deals table of this version")
+        return pd.DataFrame({c: f.read(columns=[c], use_threads=False).column(0).to_pandas() for c in columns},
+                            copy=False)
+    except ValueError as e:
+        if str(e).startswith(str(path)):
+            raise
+        raise ValueError(f"{path}: not a readable deals table (truncated or damaged Parquet: "
+                         f"{(str(e).strip().splitlines() or [type(e).__name__])[0][:200]})") from None
+    except OSError as e:
+        raise ValueError(f"{path}: not a readable deals table (truncated or damaged Parquet: {e})") from None
 
 
 def build_report(run_dir) -> tuple[Path, Path]:
     """Write summary.csv, figures/*.png, report.md and report.html into run_dir
     from its manifest.json, deals.parquet and (optional) matches.parquet."""
     run_dir = Path(run_dir)
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = files.read_json(run_dir / "manifest.json", "run manifest")
     if (manifest.get("experiment", {}).get("game") or {}).get("teams") == "friends":
         return _friends_report(run_dir, manifest)
-    deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS)
+    deals = _read_columns(run_dir / "deals.parquet", REPORT_COLUMNS + report_contexts.columns(manifest))
     if not len(deals):
         raise ValueError(f"{run_dir / 'deals.parquet'} has no deals to report on")
     matches = _read_optional(run_dir / "matches.parquet")
@@ -357,7 +381,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
 
     rules = _rules(manifest)
     decks = _game_size(manifest).decks  # the level table's rows are 20 * decks points wide
-    summary = stats.matchup_summary(deals, matches)
+    summary = report_contexts.with_context(stats.matchup_summary(deals, matches), deals)
     summary.to_csv(run_dir / "summary.csv", index=False)
     rated = sections.rate(deals)
     markov, markov_skipped = _markov(deals, rules, sections.top_two(rated), decks)
@@ -367,25 +391,14 @@ def build_report(run_dir) -> tuple[Path, Path]:
     matchup_names = [m for m, _ in _matchups(deals)]
 
     b: list[tuple] = [("h", 1, f"tractor-sim report: {name}")]
-    b += [("h", 2, "What was run")]
-    b += [("list", [
-        f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
-        f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
-        f"mode: {'matches' if match_mode else 'fixed levels'}; "
-        f"duplicate: {'no' if 'pairs' not in rated else 'yes'}",
-        f"deals: {len(deals):,}; matches: {0 if matches is None else len(matches):,}",
-        "matchups: " + ", ".join(matchup_names),
-        "game: " + _game_sentence(manifest),
-        "rules: " + ", ".join(f"{k} = {v}" for k, v in rules.to_dict().items()),
-    ])]
-    b += [("p", "Resolved experiment:"), ("code", json.dumps(manifest.get("experiment", {}), indent=2,
-                                                            default=str), "json")]
-
-    b += [("h", 2, "Headline"), ("headline", _headline(summary, rated))]
-    if not rated.get("error"):
+    b += [("headline", _headline(summary, rated)), ("p", _measured_against(manifest, rules, match_mode))]
+    b += sections.forest(rated, run_dir)
+    if not rated.get("error") or rated.get("parts"):
         b += [("p", "Levels per deal: a policy's net levels (its team's gains minus the other team's) over the "
-                    "deals played. ± is the half-width of the 95% interval; a duplicate pair is one deal (or "
-                    "match) played twice with the policies swapped between the teams.")]
+                    "deals played. ± is the half-width of the simultaneous 95% interval; a duplicate pair is one "
+                    "deal (or match) played twice with the policies swapped between the teams.")]
+    by_context = report_contexts.analyze(deals)
+    b += report_contexts.headline(by_context)
     if chain_text:
         b += [("p", chain_text)]
 
@@ -393,7 +406,9 @@ def build_report(run_dir) -> tuple[Path, Path]:
     if played:
         b += [("p", played)]
 
-    b += [("h", 2, "Tables"), ("h", 3, "Per matchup and policy"),
+    b += [("h", 2, "Tables")]
+    b += sections.blocks(rated, run_dir)
+    b += [("h", 3, "Per matchup and policy"),
           ("p", "Net levels / deal: the policy's team gains minus the other team's, summed over the deals and "
                 "divided by them; the t interval is clustered by "
                 f"{'match pair (the deals of one match, and its duplicate, are not independent)' if match_mode else 'duplicate deal pair'}. "
@@ -405,18 +420,24 @@ def build_report(run_dir) -> tuple[Path, Path]:
                 "burial, not of this one's)." + (" Match win rate: clustered by match pair." if matches is not None
                                                  else "")),
           ("table", _summary_table(summary))]
-    b += sections.blocks(rated, run_dir)
-    b += [("h", 3, "Level-table rows by declaring policy"), ("table", _row_table(deals, decks))]
+    b += [("h", 3, "Level-table rows by declaring policy"),
+          ("p", "Shares of the declaring policy's deals in each row (descriptive, no intervals)."),
+          ("table", _row_table(deals, decks))]
     if markov or markov_skipped:
         b += [("h", 3, "Match win probability (Markov chain)"),
               ("p", "Absorbing chain over (level of A, level of B, declaring team) under the run's resolved "
                     f"rules (match_end = {rules.match_end}, must_defend = {rules.must_defend}, declaring = "
                     f"{rules.declaring}), with the level changes from the kernels' level table; each declaring "
                     "policy's row distribution is estimated from the deals and assumed independent of the "
-                    "levels. " + ("Under the auction every deal's declarers are A's team with the observed "
+                    "levels: a deal's result is taken not to depend on the levels of the two teams (the deals "
+                    "were played at the levels of this run only)" + (", which the observed match results beside it "
+                    "test: an interval of chain - observed that excludes 0 says the levels matter" if match_mode
+                    else "; no matches were played here to test it") + ". "
+                    + ("Under the auction every deal's declarers are A's team with the observed "
                                   "share. " if rules.declaring == "auction" else
                                   "First declarer 50/50, then the declarers keep the deal while they hold. ")
-                    + "Interval: parametric bootstrap of the row counts.")]
+                    + "Interval: bootstrap resampling deal ids (the two policies play the same deals, so their "
+                      "row counts are resampled together).")]
         if markov:
             b += [("table", _markov_table(markov, summary))]
         reasons = {}
@@ -424,6 +445,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
             reasons.setdefault(why, []).append(m)
         b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
 
+    b += report_contexts.blocks(by_context, run_dir)
     b += [("h", 2, "Figures")]
     shown, note = _plot_sample(deals)
     _figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "
@@ -453,8 +475,49 @@ def build_report(run_dir) -> tuple[Path, Path]:
 
     from tractor_sim.report.viewer import report_blocks
 
-    b += report_blocks(run_dir)
+    b += report_blocks(run_dir, deals)
+    b += _appendix(manifest, name, rated, deals, matches, match_mode, matchup_names, rules)
     return _write_report(run_dir, manifest, name, b)
+
+
+def _ranked_levels(v):
+    """Level codes (0 = "2" ... 12 = "A") back as the ranks the experiment file names."""
+    if isinstance(v, dict):
+        return {k: ([stats.LEVEL_NAMES[x] if isinstance(x, int) and 0 <= x < len(stats.LEVEL_NAMES) else x
+                     for x in x_] if "level" in k and isinstance(x_, list) else _ranked_levels(x_))
+                for k, x_ in v.items()}
+    if isinstance(v, list):
+        return [_ranked_levels(x) for x in v]
+    return v
+
+
+def _measured_against(manifest: dict, rules, match_mode: bool) -> str:
+    """What every figure of the report was measured in: opponents, rules, levels."""
+    exp = manifest.get("experiment") or {}
+    if match_mode:
+        where = "whole matches from the starting levels"
+    else:
+        lv = _ranked_levels({"levels": exp.get("levels", [])})["levels"]
+        where = (f"every deal at levels {' and '.join(map(str, lv))}" if lv else "fixed levels") + (
+            f", team {exp['declaring_team']} declaring" if exp.get("declaring_team") is not None else "")
+    return (f"Measured only against the opponents of each matchup listed in the tables, under these rules "
+            f"(preset {(exp.get('rules') or {}).get('preset', 'standard')}; match_end {rules.match_end}, declaring "
+            f"{rules.declaring}), {where}, game: {_game_sentence(manifest)}.")
+
+
+def _appendix(manifest, name, rated, deals, matches, match_mode, matchup_names, rules) -> list[tuple]:
+    """What was run and the resolved experiment, at the end; lines that do not apply are left out."""
+    items = [f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
+             f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
+             f"mode: {'matches' if match_mode else 'fixed levels'}; "
+             f"duplicate: {'no' if 'pairs' not in rated else 'yes'}",
+             f"deals: {len(deals):,}" + (f"; matches: {len(matches):,}" if matches is not None else ""),
+             "matchups: " + ", ".join(matchup_names),
+             "game: " + _game_sentence(manifest),
+             "rules: " + ", ".join(f"{k} = {v}" for k, v in rules.to_dict().items())]
+    return [("h", 2, "Appendix: what was run"), ("list", items),
+            ("p", "Resolved experiment (levels as ranks):"),
+            ("code", json.dumps(_ranked_levels(manifest.get("experiment", {})), indent=2, default=str), "json")]
 
 
 def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
@@ -475,21 +538,21 @@ def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
     match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
     body, table = friends.blocks(deals, matches, size.players, calls)
     table.to_csv(run_dir / "summary.csv", index=False)
-    b: list[tuple] = [("h", 1, f"tractor-sim report: {name}"), ("h", 2, "What was run")]
-    b += [("list", [
+    b: list[tuple] = [("h", 1, f"tractor-sim report: {name}")]
+    b += body
+    if matches is not None:
+        _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+    b += [("h", 2, "Appendix: what was run"), ("list", [
         f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
         f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
         f"mode: {'matches' if match_mode else 'fixed levels (every player at the same level)'}",
-        f"deals: {len(deals):,}; matches: {0 if matches is None else len(matches):,}",
+        f"deals: {len(deals):,}" + (f"; matches: {len(matches):,}" if matches is not None else ""),
         "matchups: " + ", ".join(m for m, _ in _matchups(deals)),
         "game: " + _game_sentence(manifest),
         "rules: " + ", ".join(f"{k} = {v}" for k, v in rules.to_dict().items()),
     ])]
-    b += [("p", "Resolved experiment:"), ("code", json.dumps(manifest.get("experiment", {}), indent=2,
-                                                            default=str), "json")]
-    b += body
-    if matches is not None:
-        _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+    b += [("p", "Resolved experiment (levels as ranks):"),
+          ("code", json.dumps(_ranked_levels(manifest.get("experiment", {})), indent=2, default=str), "json")]
     return _write_report(run_dir, manifest, name, b)
 
 

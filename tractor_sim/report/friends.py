@@ -140,8 +140,8 @@ def blocks(deals: pd.DataFrame, matches: pd.DataFrame | None, players: int, call
         "deals as landlord": table["landlord_deals"],
         "landlord's team won [95% CI]": [_ci(*v) for v in zip(
             table["landlord_team_won"], table["won_low"], table["won_high"])],
-        "opponents' points as landlord": table["opp_points_as_landlord"].map(lambda v: f"{v:.1f}"),
-        "calls that found a friend": table["friends_found"].map(lambda v: f"{v:.3f}"),
+        "opponents' points as landlord (mean, descriptive)": table["opp_points_as_landlord"].map(lambda v: f"{v:.1f}"),
+        "calls that found a friend (share, descriptive)": table["friends_found"].map(lambda v: f"{v:.3f}"),
     })
     if "matches" in table:
         shown["matches won (a player of it passed the end)"] = [

@@ -187,11 +187,11 @@ def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probabil
     return _save(fig, path)
 
 
-def plot_ratings(ratings: pd.DataFrame, path, anchor: str) -> Path:
-    """Ratings with their intervals (clustered by deal id), top-rated first."""
+def plot_ratings(ratings: pd.DataFrame, path, anchor: str, unit: str = "deal") -> Path:
+    """Ratings with their simultaneous intervals (clustered by deal id), top-rated first: the order stated."""
     r = ratings.reset_index(drop=True)
-    return _forest(r["policy"].astype(str), r["rating"], r["low"], r["high"], path,
-                   f"rating: levels per deal above {anchor} (95% CI, clustered by deal)",
+    return _forest(r["policy"].astype(str), r["rating"], r["sim_low"], r["sim_high"], path,
+                   f"rating: levels per deal above {anchor} (simultaneous 95% CI, clustered by {unit} id)",
                    "Ratings from every duplicate pair at once")
 
 

@@ -11,6 +11,8 @@ import difflib
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from tractor_sim.rules.fields import Whole, shown
+
 # Index of each option in the encoded array (read by the kernels).
 R_RANK_TRUMPS_NT = 0
 R_THROW_CHECK = 1
@@ -69,6 +71,15 @@ class RulesError(ValueError):
     """An unknown option or a bad value; the message names it."""
 
 
+# The whole-number options, declared once (tractor_sim.rules.fields). The records store a deal's
+# penalties and the opponents' points in 16 bits (deals.parquet: int16): 100 points for each of the
+# 216 cards of the largest game, taken back, plus every point of its deck, stays below 32,767.
+WHOLE = {
+    "throw_penalty": Whole("throw_penalty", 0, 100, DESCRIPTIONS["throw_penalty"],
+                           "a deal's penalties are stored in 16 bits: 100 points x 216 cards at most"),
+}
+
+
 @dataclass(frozen=True)
 class Rules:
     """One rule set. ``Rules()`` is the ``standard`` preset."""
@@ -93,27 +104,26 @@ class Rules:
             if f.name in CHOICES:
                 if value not in CHOICES[f.name]:
                     raise RulesError(
-                        f"rule option {f.name!r}: bad value {value!r}; "
+                        f"rule option {f.name!r}: bad value {shown(value)}; "
                         f"expected one of {', '.join(CHOICES[f.name])}{_suggest(value, CHOICES[f.name])}"
                     )
             elif f.type in ("bool", bool):
                 if not isinstance(value, bool):
-                    raise RulesError(f"rule option {f.name!r}: expected true or false, got {value!r}")
-            elif f.type in ("int", int):
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    raise RulesError(f"rule option {f.name!r}: expected a whole number >= 0, got {value!r}")
+                    raise RulesError(f"rule option {f.name!r}: expected true or false, got {shown(value)}")
+            elif f.name in WHOLE:
+                object.__setattr__(self, f.name, WHOLE[f.name].check(value, "rule option ", RulesError))
 
     @classmethod
     def from_dict(cls, options: dict[str, Any] | None = None, preset: str | None = None) -> "Rules":
         """A preset (default ``standard``) with options overridden by name."""
         options = dict(options or {})
         preset = options.pop("preset", preset) or "standard"
-        if preset not in PRESETS:
-            raise RulesError(f"unknown rules preset {preset!r}{_suggest(preset, PRESETS)}")
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise RulesError(f"unknown rules preset {shown(preset)}{_suggest(preset, PRESETS)}")
         known = {f.name for f in fields(cls)}
         for name in options:
             if name not in known:
-                raise RulesError(f"unknown rule option {name!r}{_suggest(name, known)}")
+                raise RulesError(f"unknown rule option {shown(name)}{_suggest(name, known)}")
         return replace(PRESETS[preset], **options)
 
     def to_dict(self) -> dict[str, Any]:

@@ -52,9 +52,61 @@ def duel(pa: dict, pb: dict, max_pairs=20_000, sprt=None, seed=0, chunk_size=200
     cmp = stats.paired_comparison(deals, name_a, name_b)
     if test is not None:
         test.finish()
-    return {"a": name_a, "b": name_b, "pairs": int(cmp["n_pairs"]), "comparison": cmp,
+    return {"a": name_a, "b": name_b, "pairs": int(cmp["n_pairs"]), "comparison": cmp, "deals": deals,
             "sprt": None if test is None else {"test": test, "estimate": SP.corrected_estimate(test)},
             "mde": stats.min_detectable_effect(cmp["sd"], max(1, cmp["n_pairs"])) if cmp["n_pairs"] > 1 else np.nan}
+
+
+def in_contexts(pa, pb, contexts: list, max_pairs=20_000, seed=0, chunk_size=2000, modules=()) -> dict:
+    """A against B once per context (runs/contexts.py: each completes a partial table), on the same
+    duplicate deals; ``interaction``: A's advantage in one context minus in another, Holm over the pairs
+    of contexts (stats/contexts.py)."""
+    import pandas as pd
+
+    from tractor_sim.runs import contexts as CTX
+    from tractor_sim.stats import contexts as SC
+
+    contexts = CTX.check(list(contexts), "--context")
+    for side, spec in (("A", pa), ("B", pb)):
+        if not CTX.is_partial(spec):
+            raise CTX.ContextError(f"--context: {side} ({engine.policy_name(spec)}) is a full policy, which plays as "
+                                   "it is in every context; give --decision, or A and B as tables without 'policy'")
+    names = (CTX.partial_name(pa), CTX.partial_name(pb))
+    if names[0] == names[1]:
+        raise ValueError("A and B are the same: nothing to compare")
+    from tractor_sim.play import registry
+
+    played = {}
+    for c in contexts:  # every context resolved before any deal is played: a typo fails at once
+        name = CTX.context_name(c)
+        played[name] = [CTX.complete(s, c, f"--context {name}: {side}") for s, side in ((pa, "A"), (pb, "B"))]
+        for spec, side in zip(played[name], "AB"):
+            try:
+                registry.resolve_policy(spec)
+            except ValueError as e:
+                raise ValueError(f"--context {name}: {side}: {e}") from None
+    runs, frames = {}, []
+    for name, (sa, sb) in played.items():
+        r = duel(sa, sb, max_pairs=max_pairs, seed=seed, chunk_size=chunk_size, modules=modules)
+        runs[name] = r
+        frames.append(r.pop("deals").assign(matchup=f"compare{CTX.SEP}{name}", context=name))
+    deals = pd.concat(frames, ignore_index=True)
+    return {"a": names[0], "b": names[1], "contexts": runs, "interaction": SC.by_context(deals)["interaction"]}
+
+
+def contexts_text(r: dict) -> str:
+    """Each context's comparison, then the interactions."""
+    out = []
+    for name, run in r["contexts"].items():
+        out += [f"context {name}:"] + ["  " + line for line in as_text(run).splitlines()]
+    t = r["interaction"]
+    if len(t):
+        out.append(f"{r['a']} - {r['b']}, difference between contexts (same deals; Holm over {len(t)}):")
+        for row in t.itertuples():
+            verdict = "differs" if row.resolved else "not resolved"
+            out.append(f"  {row.context1} - {row.context2}: {row.interaction:+.4f} (95% CI {row.low:+.4f} .. "
+                       f"{row.high:+.4f}, p = {row.p_value:.3g}, Holm p = {row.p_holm:.3g}): {verdict}")
+    return "\n".join(out)
 
 
 def as_text(r: dict) -> str:
@@ -83,5 +135,4 @@ def _sprt_text(r: dict) -> str:
         f"{t.low:g} (H0) against {t.high:g} (H1) levels per deal, {t.n:,} duplicate deal pairs",
         f"  {SP.verdict(t, 'A', 'B')}",
         f"  LLR {t.llr:.2f}, bounds ({t.lower_bound:.2f}, {t.upper_bound:.2f})",
-        f"  stopping-corrected estimate of A's advantage: {e['estimate']:+.4f} levels per deal "
-        f"({100 * e['confidence']:.0f}% CI {e['low']:+.4f} .. {e['high']:+.4f}, median-unbiased)"])
+        f"  stopping-corrected estimate of A's advantage: {SP.estimate_text(e)}"])

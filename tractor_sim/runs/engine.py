@@ -40,7 +40,7 @@ def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate
     size = sizes.as_size(game)
     sizes.check_rules(size, rules_dict)
     specs = []
-    for name, a, b in pairs:
+    for name, a, b, context in pairs:
         halves = ((0, (a, b)), (1, (b, a))) if duplicate else ((0, (a, b)),)
         for half, pols in halves:
             for first in range(0, int(n), int(chunk_size)):
@@ -48,7 +48,7 @@ def plan_chunks(matchups, *, mode="fixed", n=1000, seed=0, rules=None, duplicate
                     matchup=name, policies=pols, names=tuple(policy_name(p) for p in pols), half=half,
                     mode=mode, first_id=first, count=min(int(chunk_size), int(n) - first), seed=int(seed),
                     rules=rules_dict, levels=tuple(int(x) for x in levels), declaring_team=int(declaring_team),
-                    modules=tuple(modules), game=(size.players, size.decks, size.teams)))
+                    modules=tuple(modules), game=(size.players, size.decks, size.teams), context=context))
     return specs
 
 
@@ -77,17 +77,18 @@ def check_plan(halves: int, n: int, chunk_size: int, mode: str) -> None:
         raise ValueError(f"count: {n:,} is more than this simulator numbers ({MAX_COUNT:,} per matchup and half)")
 
 
-def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
+def _normalize_matchups(matchups) -> list[tuple[str, object, object, str]]:
     out = []
     for m in matchups:
         if isinstance(m, dict):
             a, b = m["a"], m["b"]
             name = m.get("name") or f"{policy_name(a)}-vs-{policy_name(b)}"
+            context = str(m.get("context") or "")
         else:
             a, b = m
-            name = f"{policy_name(a)}-vs-{policy_name(b)}"
-        out.append((name, a, b))
-    names = [n for n, _, _ in out]
+            name, context = f"{policy_name(a)}-vs-{policy_name(b)}", ""
+        out.append((name, a, b, context))
+    names = [n for n, *_ in out]
     if len(set(names)) != len(names):
         raise ValueError(f"matchups: duplicate matchup names {sorted({n for n in names if names.count(n) > 1})}")
     return out
@@ -96,6 +97,11 @@ def _normalize_matchups(matchups) -> list[tuple[str, object, object]]:
 def game_of(spec: ChunkSpec) -> Game:
     """The Game a chunk plays: its size and rules."""
     return Game.of(spec.game, spec.rules)
+
+
+def idle_decisions(rules, size) -> tuple:
+    """The decisions a chunk never reaches, whose strategies it need not compile (Game.idle_decisions)."""
+    return Game.of(size, rules).idle_decisions
 
 
 def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -> ChunkResult:
@@ -112,8 +118,8 @@ def to_frames(results: Iterable[ChunkResult], game: Game | None = None) -> tuple
     dfs, mfs = [], []
     for r in results:
         s = r.spec
-        tag = {"matchup": s.matchup, "policy0": s.names[0], "policy1": s.names[1],
-               "seed": np.uint64(s.seed), "half": np.int8(s.half)}
+        tag = {"matchup": s.matchup, **({"context": s.context} if s.context else {}), "policy0": s.names[0],
+               "policy1": s.names[1], "seed": np.uint64(s.seed), "half": np.int8(s.half)}
         d = pd.DataFrame(r.deals)
         for k, v in tag.items():
             d[k] = v
@@ -126,13 +132,14 @@ def to_frames(results: Iterable[ChunkResult], game: Game | None = None) -> tuple
     game = game or Game.of()
     deals = pd.concat(dfs, ignore_index=True) if dfs else pd.DataFrame(columns=list(game.deal_dtype.names))
     matches = pd.concat(mfs, ignore_index=True) if mfs else pd.DataFrame(columns=list(game.match_dtype.names))
-    front = ["matchup", "policy0", "policy1", "seed", "half"]
+    front = ["matchup", *(["context"] if "context" in deals else []), "policy0", "policy1", "seed", "half"]
     deals = deals[front + [c for c in deals.columns if c not in front]]
     deals = deals.sort_values(["matchup", "half", "deal_id"], kind="stable").reset_index(drop=True)
     if len(matches):
         matches = matches[front + [c for c in matches.columns if c not in front]]
         matches = matches.sort_values(["matchup", "half", "match_id"], kind="stable").reset_index(drop=True)
     for frame in (deals, matches):
-        if "matchup" in frame:
-            frame["matchup"] = frame["matchup"].astype("category")
+        for col in ("matchup", "context"):
+            if col in frame:
+                frame[col] = frame[col].astype("category")
     return deals, matches

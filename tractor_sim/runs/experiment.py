@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import difflib
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tractor_sim.rules.cards import CardError, parse_rank
+from tractor_sim.rules import files
+from tractor_sim.rules.fields import Whole, shown
+from tractor_sim.runs import contexts as CTX
 from tractor_sim.rules.options import Rules, RulesError
 from tractor_sim.rules.sizes import STANDARD, GameSize, GameSizeError, check_rules
+from tractor_sim.runs.engine import MAX_CHUNK, MAX_COUNT
 
 TOP_KEYS = {"name", "description", "seed", "mode", "count", "duplicate", "chunk_size", "rules",
-            "fixed", "matchup", "sweep", "strategy_modules", "game"}
+            "fixed", "matchup", "sweep", "strategy_modules", "game", "contexts"}
 FIXED_KEYS = {"levels", "declaring_team"}
 MATCHUP_KEYS = {"name", "a", "b"}
 SWEEP_KEYS = {"name", "a", "b", "param", "values", "side"}
@@ -27,15 +30,44 @@ class ExperimentError(ValueError):
     """A bad experiment file; the message names the file and the key."""
 
 
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a run directory's name under runs/: no path
+# The experiment's numbers, declared once (tractor_sim.rules.fields), with the engine's limits
+# (engine.MAX_COUNT, MAX_CHUNK; its check_plan adds the limits of a mode and of the whole plan).
+NUMBERS = {
+    "seed": Whole("seed", 0, 2**64 - 1, "the root seed of every deal's random streams",
+                  "the streams are seeded by 64 bits"),
+    "count": Whole("count", 1, MAX_COUNT, "deals (fixed mode) or matches (match mode) per matchup and half",
+                   "deal ids per matchup and half; match-mode deal ids are match_id * 1000 + deal"),
+    "chunk_size": Whole("chunk_size", 1, max(MAX_CHUNK.values()), "deals or matches per kernel call",
+                        "a chunk's output rows are allocated at once"),
+}
+
+
+NAME_MAX = 100  # characters of an experiment's name
 
 
 def check_name(name, where: str) -> str:
-    """An experiment name is a name, never a path: runs/NAME stays inside runs/."""
-    if not isinstance(name, str) or not NAME.fullmatch(name):
-        raise ExperimentError(f"{where}: field 'name' must be a name of letters, digits, '.', '_' or '-' "
-                              f"(at most 100, not starting with '.' or '-', no '/'), got {name!r}")
+    """An experiment name: any printable text (Unicode: "拖拉机" is a name), 1 to 100 characters.
+
+    The name is what the report shows; its default run directory is ``dir_name(name)``."""
+    if not isinstance(name, str) or not name.strip() or len(name) > NAME_MAX or not name.isprintable():
+        raise ExperimentError(f"{where}: field 'name' must be printable text of 1 to {NAME_MAX} characters "
+                              f"(no control characters or line breaks), got {shown(name)}")
     return name
+
+
+_UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f\x7f]')  # separators, Windows' reserved characters, controls
+
+
+def dir_name(name: str) -> str:
+    """The run directory's name for an experiment name: one path component under runs/, whatever
+    the name. Path separators, the characters Windows reserves (``\\ / : * ? " < > |``) and control
+    characters become ``_``; leading dots and spaces (hidden files, ``..``) and trailing dots and
+    spaces (dropped by Windows) are removed; nothing left: ``experiment``. Letters of any script stay,
+    cut to 200 bytes of UTF-8 (file systems allow 255)."""
+    safe = _UNSAFE.sub("_", name).lstrip(". ")
+    while len(safe.encode("utf-8")) > 200:
+        safe = safe[:-1]
+    return safe.rstrip(". ") or "experiment"
 
 
 @dataclass
@@ -54,13 +86,23 @@ class Experiment:
     description: str = ""
     source: str = ""
     game: GameSize = STANDARD  # players, decks, team mode: the table [game] (tractor_sim.rules.sizes)
+    contexts: list = field(default_factory=list)  # policies that complete partial tables (runs/contexts.py)
 
     def to_dict(self) -> dict:
-        """As stored in a run's manifest; the 4-player 2-deck game says nothing (as before sizes)."""
-        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items() if k != "game"}
+        """As stored in a run's manifest; the 4-player 2-deck game says nothing (as before sizes), nor does
+        an experiment without contexts."""
+        out = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()
+               if k not in ("game", "contexts")}
         if not self.game.standard:
             out["game"] = self.game.to_dict()
+        if self.contexts:  # the matchups as played, so that export replays a deal of any context
+            out["contexts"] = list(self.contexts)
+            out["matchups"] = self.played()
         return out
+
+    def played(self) -> list:
+        """The matchups as played: each once per context (NAME@CONTEXT), or as written without contexts."""
+        return CTX.expand(self.matchups, self.contexts, self.source)
 
 
 def _suggest(name, valid) -> str:
@@ -77,19 +119,7 @@ def _check_keys(table: dict, valid: set, where: str, path: str):
 def load(path: str | Path) -> Experiment:
     """Read and validate an experiment file."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ExperimentError(f"{path}: no such experiment file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ExperimentError(f"{path}: not valid TOML: {e}") from None
-    except UnicodeDecodeError as e:
-        raise ExperimentError(f"{path}: not UTF-8 text (byte {e.object[e.start]:#04x} at position {e.start}); "
-                              "TOML files are UTF-8") from None
-    except IsADirectoryError:
-        raise ExperimentError(f"{path}: a directory, not an experiment file") from None
-    return from_dict(data, str(path))
+    return from_dict(files.read_toml(path, "experiment file", ExperimentError), str(path))
 
 
 def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
@@ -99,27 +129,21 @@ def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
     for key, kind, example in (("rules", dict, "a table [rules]"), ("fixed", dict, "a table [fixed]"),
                                ("matchup", list, "tables [[matchup]]"), ("sweep", list, "tables [[sweep]]")):
         if key in data and not isinstance(data[key], kind):
-            raise ExperimentError(f"{p}: field {key!r} must be {example}, got {data[key]!r}")
+            raise ExperimentError(f"{p}: field {key!r} must be {example}, got {shown(data[key])}")
         if kind is list and not all(isinstance(t, dict) for t in data.get(key, [])):
             raise ExperimentError(f"{p}: field {key!r} must be {example} (each a table with a = .., b = ..), "
-                                  f"got {data[key]!r}")
+                                  f"got {shown(data[key])}")
     if "name" in data:
         name = check_name(data["name"], p)
-    else:  # the file's name, made a name
-        name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(source).stem).lstrip(".-") or "experiment"
-    exp = Experiment(name=name[:100], source=source, description=str(data.get("description", "")))
-    for key, typ in (("seed", int), ("count", int), ("chunk_size", int)):
+    else:  # the file's name
+        name = "".join(ch if ch.isprintable() else "_" for ch in Path(source).stem)[:NAME_MAX].strip() or "experiment"
+    exp = Experiment(name=name, source=source, description=str(data.get("description", "")))
+    for key, declared in NUMBERS.items():
         if key in data:
-            v = data[key]
-            if isinstance(v, bool) or not isinstance(v, typ) or v < (0 if key == "seed" else 1):
-                raise ExperimentError(f"{p}: field {key!r} must be a {'non-negative' if key == 'seed' else 'positive'} "
-                                      f"whole number, got {v!r}")
-            setattr(exp, key, v)
-    if exp.seed > 2**64 - 1:
-        raise ExperimentError(f"{p}: field 'seed' must be below 2**64")
+            setattr(exp, key, declared.check(data[key], f"{p}: field ", ExperimentError))
     if "mode" in data:
         if data["mode"] not in ("fixed", "match"):
-            raise ExperimentError(f"{p}: field 'mode' must be \"fixed\" or \"match\", got {data['mode']!r}"
+            raise ExperimentError(f"{p}: field 'mode' must be \"fixed\" or \"match\", got {shown(data['mode'])}"
                                   f"{_suggest(data['mode'], ('fixed', 'match'))}")
         exp.mode = data["mode"]
     if "duplicate" in data:
@@ -136,7 +160,7 @@ def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
     exp.rules = dict(rules)
     game = data.get("game", {})
     if not isinstance(game, dict):
-        raise ExperimentError(f"{p}: field 'game' must be a table [game] (players, decks, teams), got {game!r}")
+        raise ExperimentError(f"{p}: field 'game' must be a table [game] (players, decks, teams), got {shown(game)}")
     try:
         exp.game = GameSize.of(game, "[game]")
         check_rules(exp.game, Rules.from_dict(exp.rules))
@@ -190,10 +214,18 @@ def from_dict(data: dict, source: str = "<experiment>") -> Experiment:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ExperimentError(f"{p}: matchup names must be unique; repeated: {', '.join(dup)} (give each a name)")
+    if "contexts" in data:
+        try:
+            exp.contexts = CTX.check(data["contexts"], p)
+            exp.played()  # a table a context cannot complete fails here
+        except CTX.ContextError as e:
+            raise ExperimentError(str(e)) from None
     return exp
 
 
 def _pname(spec) -> str:
+    if isinstance(spec, dict) and CTX.is_partial(spec) and not all(d in spec for d in CTX.DECISIONS[:4]):
+        return CTX.partial_name(spec)  # a table a context completes ("discard=void")
     if isinstance(spec, dict):
         return spec.get("name") or spec.get("policy") or "custom"
     return str(spec)
@@ -213,9 +245,10 @@ def check_policies(exp: Experiment):
         except Exception as e:  # noqa: BLE001 - report any import failure with its file
             raise ExperimentError(
                 f"{exp.source}: strategy_modules: cannot load {m!r}: {type(e).__name__}: {e}") from None
-    for m in exp.matchups:
+    for m in exp.played():
         for side in ("a", "b"):
             try:
                 S.resolve_policy(m[side], package)
             except ValueError as e:
-                raise ExperimentError(f"{exp.source}: {m['key']}.{side}: {e}") from None
+                where = f"{m['key']}.{side}" + (f" in context {m['context']!r}" if "context" in m else "")
+                raise ExperimentError(f"{exp.source}: {where}: {e}") from None

@@ -17,8 +17,10 @@ import marshal
 import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
-ENGINE_CODE = ("kernels/*.py", "strategy_lib.py", "rules.py", "cards.py", "engine.py", "game.py", "sizes.py")
+PACKAGE = Path(__file__).resolve().parent.parent  # tractor_sim/
+# What plays a deal: the compiled package, the rules, and the Python that hands chunks to the kernels.
+ENGINE_CODE = ("core/*.py", "core/kernels/*.py", "core/strategies/*.py", "rules/*.py", "play/game.py",
+               "play/chunks.py", "play/stepped.py", "runs/engine.py")
 
 
 def file_hash(path: str | Path) -> str:
@@ -43,10 +45,14 @@ def of_run(exp) -> dict:
     game = getattr(exp, "game", sizes.STANDARD)
     package = None if game.standard else packages.compiled_package(game)  # resolved as the run resolves them
     matchups, sources = {}, {}
-    for m in exp.matchups:
+    for m in exp.played() if hasattr(exp, "played") else exp.matchups:
         sides = {}
         for side in ("a", "b"):
             pol = S.resolve_policy(m[side], package)
+            if pol.player is not None:  # a Python policy (its module's file) or a bot (its command)
+                sides[side] = {"player": pol.spec}
+                sources[f"{pol.player.kind} {pol.name}"] = _player_source(pol.player)
+                continue
             sides[side] = {"strategies": dict(zip(DECISIONS, pol.strategies)), "params": pol.param_dict()}
             for d, name in zip(DECISIONS, pol.strategies):
                 sources[f"{d} {name}"] = _source(S.get_strategy(d, name))
@@ -59,10 +65,20 @@ def of_run(exp) -> dict:
         "chunk_size": exp.chunk_size, "levels": list(exp.levels), "declaring_team": exp.declaring_team,
         "rules": as_rules(exp.rules).to_dict(),
         **({} if game.standard else {"game": game.to_dict()}),
+        **({"contexts": list(exp.contexts)} if getattr(exp, "contexts", None) else {}),
         "matchups": matchups,
         "strategy_sources": sources,
         "engine_code": code,
     }
+
+
+def _player_source(info) -> dict:
+    """A Python policy's module file and its hash; a bot's command (its program is outside the run's reach)."""
+    if info.kind == "process":
+        return {"command": list(info.command)}
+    if info.source and Path(info.source).is_file():
+        return {"file": info.source, "sha256": file_hash(Path(info.source))}
+    return {"file": f"<{getattr(info.fn, '__module__', '?')}>"}
 
 
 def _source(info) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +54,22 @@ def simulate(matchups, *, mode: str = "fixed", n: int = 1000, seed: int = 0, rul
     return to_frames(results)
 
 
+def _compile_first(specs, executor, timeout, compiling) -> None:
+    """When numba's cache does not hold the kernels of ``specs[0]``, compile what the run plays under
+    ``compiling``'s message: a one-deal chunk (dropped) per distinct set of policies, rules and size
+    (firstrun.first_chunks); the time is kept for the next estimate."""
+    from tractor_sim.runs import firstrun
+
+    text = firstrun.pending(specs[0])
+    if text is None:
+        return
+    t0 = time.perf_counter()
+    with compiling(text) if compiling else nullcontext():
+        for _ in iter_results(firstrun.first_chunks(specs), executor, timeout):
+            pass
+    firstrun.record(specs[0], time.perf_counter() - t0)
+
+
 @dataclass
 class RunResult:
     """What ``run_experiment`` did: the directory, its manifest, and what it resumed or repaired."""
@@ -70,7 +86,8 @@ class RunResult:
 def run_experiment(exp, out: str | Path | None = None, *, command: str = "", workers: int | None = None,
                    backend: str = "local", scheduler: str | None = None, repair: bool = False,
                    chunk_timeout: float | None = None, report: bool = True,
-                   progress: Callable | None = None, log: Callable[[str], None] | None = None) -> RunResult:
+                   progress: Callable | None = None, log: Callable[[str], None] | None = None,
+                   compiling: Callable[[str], object] | None = None) -> RunResult:
     """Run ``exp`` (an ``experiment.Experiment``, e.g. ``experiment.load(path)``) into a run directory.
 
     ``out``: the run directory (default runs/NAME).  Running it again
@@ -79,7 +96,9 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     user's strategy runs its chunks in worker processes with a time limit
     (``chunk_timeout`` seconds without a finished chunk, default
     ``sandbox.DEFAULT_CHUNK_TIMEOUT``).  ``progress(total, done)``: a context
-    manager yielding ``advance(deals, decisions)`` (the decisions a search searched).  Raises ExperimentError,
+    manager yielding ``advance(deals, decisions)`` (the decisions a search searched), entered after
+    the kernels compile (a first chunk of one deal, so its rate is the play's); ``compiling(text)``:
+    a context manager shown while they do (runs.firstrun), only when they are not cached.  Raises ExperimentError,
     StoreError/StoreRefused, SimulationError, BackendError, OSError;
     KeyboardInterrupt stops the workers too.  Finished chunks are kept in
     every case.
@@ -91,15 +110,16 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     if scheduler and backend != "dask":
         raise ValueError("a scheduler goes with backend 'dask' (--backend dask)")
     X.check_policies(exp)
-    out_dir = Path(out) if out is not None else Path("runs") / exp.name
+    out_dir = Path(out) if out is not None else Path("runs") / X.dir_name(exp.name)
     try:  # before anything is made: a plan too large is refused here
         specs = plan_chunks(
-            [{"name": m["name"], "a": m["a"], "b": m["b"]} for m in exp.matchups], mode=exp.mode, n=exp.count,
+            [{"name": m["name"], "a": m["a"], "b": m["b"], "context": m.get("context", "")} for m in exp.played()],
+            mode=exp.mode, n=exp.count,
             seed=exp.seed, rules=exp.rules, duplicate=exp.duplicate, chunk_size=exp.chunk_size, levels=exp.levels,
             declaring_team=exp.declaring_team, modules=exp.strategy_modules, game=exp.game)
     except ValueError as e:
         raise X.ExperimentError(f"{exp.source}: {e}") from None
-    index = {m["name"]: i for i, m in enumerate(exp.matchups)}
+    index = {m["name"]: i for i, m in enumerate(exp.played())}
     plugins = []
     for s in {(s.matchup, s.half): s for s in specs}.values():  # policies may be tables: not hashable
         plugins += [p for p in sandbox.plugins(s) if p not in plugins]
@@ -107,7 +127,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
     expd = exp.to_dict()
     expd.pop("source", None)
-    with RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
+    with _terminable(), RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
         manifest = store.open(repair=repair)
         todo = [s for s in specs if not store.done(s, index)]
         skipped = len(specs) - len(todo)
@@ -118,12 +138,15 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         manifest["plugins"] = plugins
         t0 = time.perf_counter()
         try:
-            with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor, \
-                    (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) as advance:
+            with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor:
                 manifest["backend"] = executor.describe() if executor else "local: in this process"
-                for result in iter_results(todo, executor, timeout):
-                    store.write(result, index)
-                    advance(len(result.deals), result.extra.get("decisions", 0))
+                if todo:
+                    _compile_first(todo, executor, timeout, compiling)
+                with (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) \
+                        as advance:
+                    for result in iter_results(todo, executor, timeout):
+                        store.write(result, index)
+                        advance(len(result.deals), result.extra.get("decisions", 0))
         except SimulationError as e:
             raise type(e)(f"{e}\n(the chunks finished before this one are kept in {out_dir}; "
                           "fix and run again to resume)") from None
@@ -134,3 +157,26 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
 
         result.report = build_report(out_dir)
     return result
+
+
+@contextmanager
+def _terminable():
+    """SIGTERM and SIGHUP during a run end it as Ctrl-C does (finished chunks kept, the .lock file
+    removed by the store's close): Python's default for them ends the process without cleaning up.
+    Only the main thread may set handlers; elsewhere the defaults stay."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)

@@ -135,8 +135,17 @@ class RunStore:
         return manifest
 
     def close(self) -> None:
+        """Remove ``.lock`` and release it (unlinked while held: a process that opened it meanwhile
+        finds its inode gone and locks a new file, _take_lock)."""
         if self._lock is not None:
-            os.close(self._lock)  # releases the flock; the file stays (unlinking it would race a new holder)
+            from tractor_sim.play.sandbox import remove_on_interrupt
+
+            remove_on_interrupt(None)
+            try:
+                os.unlink(self.dir / ".lock")
+            except OSError:
+                pass
+            os.close(self._lock)
             self._lock = None
 
     def done(self, spec: ChunkSpec, index) -> bool:
@@ -216,24 +225,39 @@ class RunStore:
                                "manifest.json or parts/): nothing is written there; choose another --out")
 
     def _take_lock(self) -> None:
+        """An exclusive flock on ``.lock``, on the file that is there now: a holder unlinks the file
+        when it closes, so a lock taken on an inode that was unlinked meanwhile is taken again."""
         path = self.dir / ".lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        for _ in range(20):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                holder = json.loads(path.read_text())
-                who = (f"pid {holder.get('pid')} on {holder.get('host')} since {holder.get('since')}: "
-                       f"{holder.get('command')}")
-            except (OSError, ValueError, AttributeError):
-                who = "another process"
-            raise StoreError(f"{self.dir} is in use by another run ({who}); wait for it to finish, "
-                             "or use another --out directory") from None
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                try:
+                    holder = json.loads(path.read_text())
+                    who = (f"pid {holder.get('pid')} on {holder.get('host')} since {holder.get('since')}: "
+                           f"{holder.get('command')}")
+                except (OSError, ValueError, AttributeError):
+                    who = "another process"
+                raise StoreError(f"{self.dir} is in use by another run ({who}); wait for it to finish, "
+                                 "or use another --out directory") from None
+            try:
+                same = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)  # the holder before us removed it: lock the new file
+        else:
+            raise StoreError(f"{self.dir}: cannot lock {path}: it keeps being replaced")
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since": _now(),
                                  "command": self.command}).encode())
         self._lock = fd
+        from tractor_sim.play.sandbox import remove_on_interrupt
+
+        remove_on_interrupt(os.path.abspath(path))  # Ctrl-C inside a kernel call ends the process at once
 
     def _read_manifest(self, repair: bool) -> dict | None:
         if not self.manifest_path.exists():
@@ -357,7 +381,7 @@ def check_complete(deals: pd.DataFrame, matches: pd.DataFrame, expected: list[Ch
 
 
 ID_COLUMNS = ["matchup", "half", "deal_id", "match_id"]
-STRING_COLUMNS = ("matchup", "policy0", "policy1")
+STRING_COLUMNS = ("matchup", "context", "policy0", "policy1")
 
 
 def _part_matchups(paths) -> list[str]:

@@ -34,7 +34,7 @@ The tune file (TOML):
 from __future__ import annotations
 
 import json
-import tomllib
+from tractor_sim.rules import files
 from pathlib import Path
 
 import numpy as np
@@ -79,12 +79,7 @@ def _number(v, where: str, positive: bool = False) -> float:
 def load(path) -> dict:
     """Read and check a tune file: every field named in its error."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise TuneError(f"{path}: no such tune file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise TuneError(f"{path}: not valid TOML: {e}") from None
+    data = files.read_toml(path, "tune file", TuneError)
     _table(data, TOP, str(path))
     tune = _table(data.get("tune"), TUNE, "[tune]")
     if "policy" not in tune:
@@ -198,7 +193,7 @@ def write(cfg: dict, trajectory: pd.DataFrame, result: dict, out: Path, command:
              "## Result", "",
              f"**{SP.verdict(t, 'tuned', 'default')}: LLR {t.llr:.2f} in ({t.lower_bound:.2f}, "
              f"{t.upper_bound:.2f}) after {t.n:,} duplicate deal pairs; stopping-corrected estimate of tuned "
-             f"minus default {e['estimate']:+.4f} levels per deal (95% CI {e['low']:+.4f} to {e['high']:+.4f}).**",
+             f"minus default {SP.estimate_text(e)}.**",
              "", "| parameter | start | tuned |", "|---|---|---|"]
     lines += [f"| {n} | {cfg['params'][n]['start']:g} | {final[n]:.2f} |" for n in names]
     lines += ["", "## Method", "",

@@ -105,6 +105,9 @@ def solve(probs_a, probs_b, rules: Rules | dict | str | None = None, a_declares:
     return sol[:, 0].reshape(TOP, TOP, 2), sol[:, 1].reshape(TOP, TOP, 2)
 
 
+BOOT_BLOCKS = 20_000
+
+
 def _start(values, first_a: float) -> float:
     return float(first_a * values[0, 0, 0] + (1 - first_a) * values[0, 0, 1])
 
@@ -115,8 +118,8 @@ def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=Non
 
     Uses the deals of A against B (both seatings). The first declarer is
     50/50 under ``draw``; under ``auction`` every declarer is A's team with
-    the observed share. The interval is a seeded parametric bootstrap of the
-    row counts (and of that share). Returns win_prob, low, high,
+    the observed share. The interval is a seeded bootstrap resampling deal
+    (match) ids, so both policies' rows on the same deals move together. Returns win_prob, low, high,
     expected_deals, ``table`` (by starting levels), ``row_probs`` and counts.
     ``decks``: the game's, for the rows' names (their points).
     """
@@ -139,13 +142,25 @@ def win_probability(deals: pd.DataFrame, policy_a: str, policy_b: str, rules=Non
     win, left = solve(pa, pb, rules, share)
     first = share if auction else 0.5
 
+    # bootstrap by deal (match) id: A and B play the same deals, so their rows move together. Ids are
+    # pooled into at most BOOT_BLOCKS blocks by id (blocks of independent ids are independent)
+    mm = deals["match_id"].to_numpy()[mine]
+    key = np.where(mm >= 0, mm, deals["deal_id"].to_numpy()[mine]).astype(np.int64)
+    lo = int(key.min()) if len(key) else 0
+    nb = max(1, min(int(key.max()) - lo + 1 if len(key) else 1, BOOT_BLOCKS))  # ids are near-consecutive
+    block = (key - lo) % nb  # whole ids per block, no sort of millions of keys
+    per_a = np.bincount(block[decl == ia] * n_rows + rows[decl == ia], minlength=nb * n_rows).reshape(nb, n_rows)
+    per_b = np.bincount(block[decl == ib] * n_rows + rows[decl == ib], minlength=nb * n_rows).reshape(nb, n_rows)
     rng = np.random.default_rng(seed)
     boot = []
     for _ in range(n_boot):
-        s = rng.binomial(ca.sum() + cb.sum(), share) / (ca.sum() + cb.sum()) if auction else 0.5
+        w = rng.multinomial(nb, np.full(nb, 1 / nb)).astype(float)
+        ba, bb = w @ per_a, w @ per_b
+        if not (ba.sum() and bb.sum()):
+            continue
+        s = ba.sum() / (ba.sum() + bb.sum()) if auction else 0.5
         try:
-            w, _ = solve(rng.multinomial(ca.sum(), pa) / ca.sum(), rng.multinomial(cb.sum(), pb) / cb.sum(),
-                         rules, s)
+            w, _ = solve(ba / ba.sum(), bb / bb.sum(), rules, s)
         except ValueError:
             continue
         boot.append(_start(w, s))

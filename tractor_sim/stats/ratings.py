@@ -71,6 +71,15 @@ def _components(names: list[str], edges: list[tuple[int, int]]) -> list[list[str
     return list(groups.values())
 
 
+def parts(pairs: pd.DataFrame) -> list[list[str]]:
+    """The connected parts of the comparison graph (policies linked by games), largest first."""
+    m = pairs.groupby("matchup", observed=True, sort=False)[["a", "b"]].first()  # one edge per matchup
+    names = list(dict.fromkeys([*m["a"].astype(str), *m["b"].astype(str)]))
+    idx = {n: i for i, n in enumerate(names)}
+    edges = [(idx[str(a)], idx[str(b)]) for a, b in zip(m["a"], m["b"])]
+    return sorted(_components(names, edges), key=len, reverse=True)
+
+
 def _codes(column: pd.Series, order: list) -> np.ndarray:
     """Position of each row's value in ``order``, through the category codes
     (pd.Categorical(..., categories=a CategoricalIndex) mislabels them)."""
@@ -91,10 +100,11 @@ def fit(pairs: pd.DataFrame, confidence: float = 0.95) -> dict:
     """
     if not len(pairs):
         raise RatingsError("no complete duplicate pairs to rate")
-    names = list(dict.fromkeys([*pairs["a"].astype(str), *pairs["b"].astype(str)]))
-    idx = {n: i for i, n in enumerate(names)}
     m = pairs.groupby("matchup", observed=True, sort=False).agg(
         a=("a", "first"), b=("b", "first"), total=("total", "sum"), deals=("deals", "sum"), pairs=("key", "size"))
+    # one (a, b) per matchup: the names in the same order as over every pair, without iterating millions
+    names = list(dict.fromkeys([*m["a"].astype(str), *m["b"].astype(str)]))
+    idx = {n: i for i, n in enumerate(names)}
     ia = np.array([idx[str(x)] for x in m["a"]])
     ib = np.array([idx[str(x)] for x in m["b"]])
     parts = _components(names, list(zip(ia, ib)))
@@ -191,7 +201,26 @@ def pairwise(result: dict, alpha: float = 0.05) -> pd.DataFrame:
                                       "head_to_head_se", "fit_z"])
     out["p_holm"] = holm(out["p_value"]) if len(out) else []
     out["resolved"] = out["p_holm"] < alpha
+    # simultaneous intervals over all k pairs (Bonferroni): one excludes 0 only where the raw p < alpha / k,
+    # which Holm's first step already resolves; so no unresolved difference has one that excludes 0
+    zk = st.norm.ppf(1 - alpha / (2 * max(1, len(out))))
+    out["sim_low"], out["sim_high"] = out["difference"] - zk * out["se"], out["difference"] + zk * out["se"]
     return out
+
+
+def simultaneous(result: dict, table: pd.DataFrame) -> pd.DataFrame:
+    """The ratings with the simultaneous intervals of their differences from the anchor (each rating is
+    that difference), beside the unadjusted ones."""
+    r = result["ratings"].copy()
+    anchor = result["anchor"]
+    lo, hi = {anchor: 0.0}, {anchor: 0.0}
+    for a, b, sl, sh in zip(table["a"], table["b"], table["sim_low"], table["sim_high"]):
+        if b == anchor:
+            lo[a], hi[a] = sl, sh
+        elif a == anchor:
+            lo[b], hi[b] = -sh, -sl
+    r["sim_low"], r["sim_high"] = r["policy"].map(lo), r["policy"].map(hi)
+    return r
 
 
 def order_text(result: dict, pairs_table: pd.DataFrame) -> str:

@@ -8,17 +8,24 @@ over the multinomials with that mean (p_i = q_i / (1 + lam (x_i - mu)), q
 the observed shares), and the LLR is their log ratio. Wald's bounds with
 ``alpha`` / ``beta`` stop it.
 
-Guards against a degenerate variance (the first pairs all 0): no decision
-before ``min_n`` pairs, and a prior of one pseudo-pair at each of -``spread``
-and +``spread`` levels per deal (default: 1, or twice the larger bound),
-so the constrained likelihoods always exist.
+The minimum-information rule: no decision before ``min_n`` pairs AND
+``min_nonzero`` pairs that differ (non-zero pair scores). The LLR's variance
+comes from the non-zero pairs; on a zero-heavy shape a run of zeros at the
+start makes it tiny and used to settle the test at ``min_n`` (100 straight
+zeros at 98% zeros: 13% of runs accepted H0 there). A prior of one
+pseudo-pair at each of -``spread`` and +``spread`` levels per deal (default:
+1, or twice the larger bound) keeps the constrained likelihoods defined.
 
 After stopping, the mean of the pairs is biased and a fixed-sample interval
-does not cover. ``corrected_estimate`` inverts the test's own outcome
-ordering (exit side, then how early; Siegmund's ordering, as Fishtest's
-``sprt.py`` analytics do with a Brownian approximation) by simulation of the
-same looks under a normal model: a median-unbiased estimate and an
-interval with the stated coverage.
+does not cover. ``corrected_estimate`` uses Whitehead's stagewise ordering
+of the outcomes (exit side, then the look of the exit, then the mean at that
+look; the ordering of Fishtest's ``sprt.py`` analytics) and the Brownian
+approximation of the test (normal pair sums with the observed sd, the normal
+form of the LLR, the same looks and bounds). Each simulated path's outcome
+rises with the true mean, so P_theta(outcome at least the observed one) is
+the share of paths whose threshold mean is at most theta: the
+median-unbiased estimate and the interval are quantiles of those thresholds,
+always finite.
 """
 
 from __future__ import annotations
@@ -26,40 +33,101 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
+
+BISECTIONS = 80  # halvings of the multiplier's bracket: far below float precision of the LLR
 
 
-def _lambda(values, shares, mu) -> float:
-    """The Lagrange multiplier of the multinomial MLE with mean ``mu``."""
+def _lambdas(values, shares, mu) -> np.ndarray:
+    """The Lagrange multipliers of the multinomial MLE with mean ``mu``, one per row of ``shares``
+    (bisection on every row at once: sum q d / (1 + lam d) decreases in lam)."""
     d = values - mu
-    lo, hi = -1 / d.max(), -1 / d.min()  # 1 + lam d > 0 for every value
-    span = hi - lo
-    f = lambda lam: float((shares * d / (1 + lam * d)).sum())  # noqa: E731 - decreasing in lam
-    return brentq(f, lo + 1e-10 * span, hi - 1e-10 * span, xtol=1e-14)
+    seen = shares > 0  # the bracket: 1 + lam d > 0 for every value seen (unseen ones have no weight)
+    lo = -1 / np.where(seen, d, -np.inf).max(axis=1)
+    hi = -1 / np.where(seen, d, np.inf).min(axis=1)
+    for _ in range(BISECTIONS):
+        mid = (lo + hi) / 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            up = (shares * d / np.where(seen, 1 + mid[:, None] * d, 1.0)).sum(axis=1) > 0
+        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+    return (lo + hi) / 2
+
+
+def llr_many(values, counts, low: float, high: float) -> np.ndarray:
+    """Generalised log-likelihood ratios of mean ``high`` against mean ``low``, one per row of
+    ``counts`` (how often each of the sorted ``values`` was seen)."""
+    values = np.asarray(values, float)
+    counts = np.atleast_2d(np.asarray(counts, float))
+    n = counts.sum(axis=1)
+    shares = counts / n[:, None]
+    if not _inside(values, shares, low, high).all():
+        raise ValueError("the hypotheses must lie strictly inside the range of the pair scores")
+    return n * _llr_shares(values, shares, low, high)
+
+
+def _inside(values, shares, low, high) -> np.ndarray:
+    seen = shares > 0
+    return (np.where(seen, values, np.inf).min(axis=1) < low) & (np.where(seen, values, -np.inf).max(axis=1) > high)
+
+
+def _llr_shares(values, shares, low, high) -> np.ndarray:
+    """The LLR per pair of each row of ``shares``."""
+    l0, l1 = _lambdas(values, shares, low), _lambdas(values, shares, high)
+    seen = shares > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.log1p(l0[:, None] * (values - low)) - np.log1p(l1[:, None] * (values - high))
+    return np.where(seen, shares * terms, 0.0).sum(axis=1)
+
+
+def mean_bounds(values, counts, looks, low: float, high: float, lower_bound: float, upper_bound: float):
+    """The test's bounds in units of the mean at each look: the means at which n times the LLR per pair
+    reaches each bound, on the exponential tilts of the observed shares (the likelihood profile of
+    these data: on a skewed shape far from the normal form's straight line). +-inf where no tilt
+    reaches a bound."""
+    values = np.asarray(values, float)
+    q = np.asarray(counts, float) / np.sum(counts)
+    s = (values - values.mean()) / (np.ptp(values) / 2)
+    t = np.sinh(np.linspace(-6.0, 6.0, 801))
+    logw = np.where(q > 0, np.log(np.where(q > 0, q, 1.0)), -np.inf)[None, :] + t[:, None] * s[None, :]
+    w = np.exp(logw - logw.max(axis=1, keepdims=True))
+    shares = w / w.sum(axis=1, keepdims=True)
+    shares[shares < 1e-300] = 0.0
+    x = shares @ values
+    ok = _inside(values, shares, low, high)
+    g = np.full(len(t), np.nan)
+    g[ok] = _llr_shares(values, shares[ok], low, high)
+    ok &= np.isfinite(g)  # extreme tilts: shares too small for the multiplier's bisection
+    x, g = x[ok], np.maximum.accumulate(g[ok])  # the profile rises with the mean (and levels off)
+    looks = np.asarray(looks, float)
+
+    def invert(level):
+        y = level / looks
+        m = np.interp(y, g, x)
+        return np.where(y > g[-1], np.inf, np.where(y < g[0], -np.inf, m))
+    return invert(upper_bound), invert(lower_bound)
 
 
 def llr(values, counts, low: float, high: float) -> float:
-    """Generalised log-likelihood ratio of mean ``high`` against mean ``low``
-    for pair-score ``values`` seen ``counts`` times."""
-    values = np.asarray(values, float)
-    counts = np.asarray(counts, float)
-    n = counts.sum()
-    shares = counts / n
-    if not values.min() < low < high < values.max():
-        raise ValueError("the hypotheses must lie strictly inside the range of the pair scores")
-    l0, l1 = _lambda(values, shares, low), _lambda(values, shares, high)
-    return float(n * (shares * (np.log1p(l0 * (values - low)) - np.log1p(l1 * (values - high)))).sum())
+    """The LLR for pair-score ``values`` seen ``counts`` times."""
+    return float(llr_many(values, np.asarray(counts, float)[None, :], low, high)[0])
+
+
+def support(values, spread: float):
+    """The sorted values with the prior's -spread and +spread added, and the prior counts on them."""
+    full = np.unique(np.concatenate([np.asarray(values, float), [-spread, spread]]))
+    prior = np.where(np.isin(full, [-spread, spread]), 1.0, 0.0)
+    return full, prior
 
 
 class GSPRT:
     """Sequential test of H0: mean pair score = ``low`` against H1: = ``high``.
 
     Feed pair scores in order with ``update``; the test looks every
-    ``look_every`` pairs and stops at the first look outside the bounds.
+    ``look_every`` pairs and stops at the first eligible look (``min_n``
+    pairs and ``min_nonzero`` non-zero ones seen) outside the bounds.
     """
 
     def __init__(self, low: float, high: float, alpha: float = 0.05, beta: float = 0.05,
-                 min_n: int = 100, look_every: int = 50, spread: float | None = None):
+                 min_n: int = 100, look_every: int = 50, spread: float | None = None, min_nonzero: int = 30):
         if not high > low:
             raise ValueError("the sequential test needs high > low")
         spread = max(1.0, 2 * abs(low), 2 * abs(high)) if spread is None else float(spread)
@@ -69,21 +137,19 @@ class GSPRT:
             raise ValueError("alpha and beta must be between 0 and 0.5")
         self.low, self.high, self.alpha, self.beta = float(low), float(high), alpha, beta
         self.min_n, self.look_every, self.spread = int(min_n), int(look_every), float(spread)
+        self.min_nonzero = int(min_nonzero)
         self.lower_bound = math.log(beta / (1 - alpha))
         self.upper_bound = math.log((1 - beta) / alpha)
         self.counts: dict[float, int] = {}
-        self.n, self.sum, self.sumsq, self.llr = 0, 0.0, 0.0, 0.0
+        self.n, self.nonzero, self.sum, self.sumsq, self.llr = 0, 0, 0.0, 0.0, 0.0
         self.looks: list[int] = []
+        self.eligible: list[bool] = []  # per look: could it have stopped there
         self.state = "continue"
-        self._pending: list[float] = []
 
     def _current_llr(self) -> float:
-        values = np.array([-self.spread, self.spread, *self.counts], float)
-        counts = np.array([1.0, 1.0, *self.counts.values()])
-        order = np.argsort(values)
-        values, counts = values[order], counts[order]
-        keep = np.concatenate([[True], np.diff(values) > 0])  # merge an observed value equal to a prior point
-        return llr(values[keep], np.add.reduceat(counts, np.flatnonzero(keep)), self.low, self.high)
+        values, prior = support(list(self.counts), self.spread)
+        counts = prior + np.array([self.counts.get(v, 0) for v in values], float)
+        return llr(values, counts, self.low, self.high)
 
     def update(self, scores) -> str:
         """Add pair scores in order; stop at the first look that crosses a bound
@@ -94,6 +160,7 @@ class GSPRT:
             x = round(float(x), 9)
             self.counts[x] = self.counts.get(x, 0) + 1
             self.n += 1
+            self.nonzero += x != 0
             self.sum += x
             self.sumsq += x * x
             if self.n % self.look_every == 0:
@@ -109,11 +176,8 @@ class GSPRT:
     def _look(self) -> None:
         self.looks.append(self.n)
         self.llr = self._current_llr()
-        if self.n >= self.min_n:
-            if self.llr >= self.upper_bound:
-                self.state = "accept_high"
-            elif self.llr <= self.lower_bound:
-                self.state = "accept_low"
+        self.eligible.append(self.n >= self.min_n and self.nonzero >= self.min_nonzero)
+        self.state = decide(self.llr, self.eligible[-1], self.lower_bound, self.upper_bound)
 
     @property
     def mean(self) -> float:
@@ -122,9 +186,7 @@ class GSPRT:
     @property
     def prior_sd(self) -> float:
         """The sd of the pair scores with the test's two prior pseudo-pairs at -+spread."""
-        n = self.n + 2
-        mean = self.sum / n
-        return math.sqrt(max(0.0, (self.sumsq + 2 * self.spread ** 2 - n * mean * mean) / (n - 1)))
+        return _prior_sd(self.n, self.sum, self.sumsq, self.spread)
 
     @property
     def sd(self) -> float:
@@ -133,81 +195,100 @@ class GSPRT:
         return math.sqrt(max(0.0, (self.sumsq - self.n * self.mean ** 2) / (self.n - 1)))
 
 
-def _order_value(state: str, look: int, mean: float) -> float:
-    """Siegmund's ordering as one number: H1 exits above everything (earlier is
-    higher), H0 exits below (earlier is lower), undecided in between by mean."""
-    if state == "accept_high":
-        return 1e9 - look
+def decide(llr_value: float, eligible: bool, lower_bound: float, upper_bound: float) -> str:
+    """The state after a look: a bound crossed at an eligible look stops the test."""
+    if eligible and llr_value >= upper_bound:
+        return "accept_high"
+    if eligible and llr_value <= lower_bound:
+        return "accept_low"
+    return "continue"
+
+
+def _prior_sd(n, total, sumsq, spread):
+    m = n + 2
+    mean = total / m
+    return math.sqrt(max(0.0, (sumsq + 2 * spread ** 2 - m * mean * mean) / (m - 1)))
+
+
+def thresholds(state: str, looks, eligible, mean: float, sd: float, up, down, sims: int = 4000,
+               seed: int = 0) -> np.ndarray:
+    """For each simulated Brownian path of the test, the smallest true mean at which its outcome is at
+    least the observed one in the stagewise ordering (exit side, look, mean at the look).
+
+    Path j's sums are theta n_k + W_jk (W: normal increments with sd ``sd``); it exits up at look k when
+    its mean reaches ``up``[k], i.e. theta >= u_jk, and down when theta <= d_jk (only eligible looks
+    stop it). The outcome is monotone in theta, so the set of theta where it ranks at least the
+    observed is a half-line, starting at the threshold returned here.
+    """
+    looks = np.asarray(looks, float)
+    ok = np.asarray(eligible, bool)
+    n_looks = len(looks)
+    rng = np.random.default_rng(seed)
+    steps = np.sqrt(np.diff(np.concatenate([[0.0], looks])))
+    w = np.cumsum(rng.standard_normal((sims, n_looks)) * steps, axis=1) * sd
+    u = np.where(ok, np.asarray(up, float) - w / looks, np.inf)
+    d = np.where(ok, np.asarray(down, float) - w / looks, -np.inf)
+    at_mean = mean - w[:, -1] / looks[-1]  # theta where the path's mean at the last look equals ``mean``
     if state == "accept_low":
-        return -1e9 + look
-    return mean
+        # below the observed: a down exit at an earlier look, or at this one with a lower mean,
+        # before any up exit; the threshold is the top of that set
+        e = d.copy()
+        e[:, -1] = np.minimum(d[:, -1], at_mean)
+        up_before = np.concatenate([np.full((sims, 1), np.inf), np.minimum.accumulate(u, axis=1)[:, :-1]], axis=1)
+        return np.minimum(e, up_before).max(axis=1)
+    down_before = np.concatenate([np.full((sims, 1), -np.inf), np.maximum.accumulate(d, axis=1)[:, :-1]], axis=1)
+    c = u.copy()
+    if state == "accept_high":
+        c[:, -1] = np.maximum(u[:, -1], at_mean)  # an up exit at this look with a mean at least the observed
+        return np.maximum(c, down_before).min(axis=1)
+    # undecided at the last look: any up exit ranks above, or no exit and a mean at least the observed
+    never_down = np.maximum(at_mean, np.maximum.accumulate(d, axis=1)[:, -1])
+    return np.minimum(np.maximum(c, down_before).min(axis=1), never_down)
 
 
-GRID_HALF_WIDTH = 8.0  # the estimate's grid of candidate means: +- this many standard errors at first,
-GRID_POINTS = 161
-GRID_WIDEN = 4.0  # widened by this factor while it does not bracket the interval,
-MAX_GRID_HALF_WIDTH = 8.0 * 4.0 ** 5  # up to this
+def stopped_estimate(state: str, looks, eligible, values, counts, prior, low: float, high: float,
+                     lower_bound: float, upper_bound: float, confidence: float = 0.95, sims: int = 4000,
+                     seed: int = 0) -> dict:
+    """Median-unbiased estimate and ``confidence`` interval of the mean pair score from a stopped test
+    whose pairs were ``values`` seen ``counts`` times, with the test's ``prior`` pseudo-counts (the
+    quantiles of ``thresholds``: P_theta(outcome >= observed) is their distribution function)."""
+    values, counts, prior = np.asarray(values, float), np.asarray(counts, float), np.asarray(prior, float)
+    mean = counts @ values / counts.sum()
+    both = counts + prior
+    m = both @ values / both.sum()
+    sd = math.sqrt(max(both @ (values - m) ** 2 / (both.sum() - 1), 1e-24))
+    looks = np.asarray(looks, float)
+    up, down = mean_bounds(values, both, looks, low, high, lower_bound, upper_bound)
+    # the LLR saw the prior's pairs too (their sum is 0): a mean with them is the data's times n / (n + 2)
+    up, down = up * (looks + prior.sum()) / looks, down * (looks + prior.sum()) / looks
+    t = thresholds(state, looks, eligible, mean, sd, up, down, sims, seed)
+    tail = (1 - confidence) / 2
+    lo, est, hi = np.quantile(t, [tail, 0.5, 1 - tail])
+    return {"estimate": float(est), "low": float(lo), "high": float(hi), "confidence": confidence, "sims": sims,
+            "note": ""}
 
 
 def corrected_estimate(test: GSPRT, confidence: float = 0.95, sims: int = 4000, seed: int = 0) -> dict:
-    """Median-unbiased estimate and interval of the mean pair score after the test.
-
-    For each candidate mean theta, simulate the test's own looks (normal pair
-    sums with the observed sd, the normal form of the LLR, the same bounds
-    and ``min_n``) and compute P_theta(outcome at least as high as observed in
-    Siegmund's ordering). That probability rises with theta; the estimate is
-    where it is 1/2 and the interval where it is (1 -+ confidence) / 2.
-    """
+    """The stopping-corrected estimate of ``test``'s mean pair score (``stopped_estimate``); when no pair
+    differed the data give no spread, so no interval: the note says so and the bounds are NaN."""
     if test.n < 2 or not test.looks:
         raise ValueError("no pairs seen: nothing to estimate")
-    sd = test.prior_sd  # the spread the test itself used, with its prior pseudo-pairs
-    looks = np.array(test.looks, float)
-    observed = _order_value(test.state, len(looks), test.mean)
-    se = sd / math.sqrt(test.n) if sd > 0 else 1e-6
-    rng = np.random.default_rng(seed)
-    steps = np.sqrt(np.diff(np.concatenate([[0.0], looks])))
-    noise = np.cumsum(rng.standard_normal((sims, len(looks))) * steps, axis=1) * sd
-    scale = (test.high - test.low) / max(sd * sd, 1e-12)
-    eligible = looks >= test.min_n
-    tail = (1 - confidence) / 2
+    if test.nonzero == 0:
+        return {"estimate": 0.0, "low": math.nan, "high": math.nan, "confidence": confidence, "sims": 0,
+                "note": f"every one of the {test.n:,} pairs scored 0: the data give no spread, so no interval"}
+    values, prior = support(list(test.counts), test.spread)
+    counts = np.array([test.counts.get(v, 0) for v in values], float)
+    return stopped_estimate(test.state if test.state != "continue" else "undecided", test.looks, test.eligible,
+                            values, counts, prior, test.low, test.high, test.lower_bound, test.upper_bound,
+                            confidence, sims, seed)
 
-    def probabilities(grid):
-        prob = np.empty(len(grid))
-        for i, theta in enumerate(grid):
-            s = theta * looks + noise
-            lr = scale * (s - looks * (test.low + test.high) / 2)
-            up = (lr >= test.upper_bound) & eligible
-            down = (lr <= test.lower_bound) & eligible
-            stop = up | down
-            first = np.where(stop.any(axis=1), stop.argmax(axis=1), -1)
-            rows = np.arange(sims)
-            value = np.where(first < 0, s[:, -1] / looks[-1],
-                             np.where(up[rows, first], 1e9 - (first + 1), -1e9 + (first + 1)))
-            prob[i] = (value >= observed).mean()
-        return prob
 
-    # +-8 standard errors around the mean, widened when that does not bracket the interval: a test that
-    # stops at its first eligible look on a large effect is as likely under means far below the observed one
-    width = GRID_HALF_WIDTH
-    while True:
-        grid = test.mean + se * np.linspace(-width, width, GRID_POINTS)
-        prob = probabilities(grid)
-        if (prob[0] <= tail and prob[-1] >= 1 - tail) or width >= MAX_GRID_HALF_WIDTH:
-            break
-        width *= GRID_WIDEN
-
-    def solve(target):
-        above = np.flatnonzero(prob >= target)
-        if not len(above):
-            return math.inf
-        j = above[0]
-        if j == 0:
-            return -math.inf
-        p0, p1 = prob[j - 1], prob[j]
-        return float(grid[j - 1] + (grid[j] - grid[j - 1]) * (target - p0) / (p1 - p0))
-
-    return {"estimate": solve(0.5), "low": solve(tail), "high": solve(1 - tail), "confidence": confidence,
-            "sims": sims}
+def estimate_text(e: dict) -> str:
+    """The estimate in words: with its interval, or the reason there is none."""
+    if e["note"]:
+        return f"{e['estimate']:+.4f} levels per deal ({e['note']})"
+    return (f"{e['estimate']:+.4f} levels per deal ({100 * e['confidence']:.0f}% CI {e['low']:+.4f} .. "
+            f"{e['high']:+.4f}, median-unbiased under the stagewise ordering)")
 
 
 def verdict(test: GSPRT, a: str = "A", b: str = "B") -> str:
@@ -219,4 +300,7 @@ def verdict(test: GSPRT, a: str = "A", b: str = "B") -> str:
     if test.state == "accept_low":
         return (f"H0 accepted: {a} is not better than {b} by {test.high:g} levels per deal or more (at most beta = "
                 f"{test.beta:g} false acceptances when the true advantage is {test.high:g} or more)")
+    if test.nonzero < test.min_nonzero:
+        return (f"undecided: the pair limit came first, with {test.nonzero:,} pairs that differed (the test "
+                f"decides only after {test.min_nonzero})")
     return "undecided: the pair limit came before either bound"

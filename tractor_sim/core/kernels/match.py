@@ -65,18 +65,35 @@ CHUNK_ARGS = (  # what a chunk is told (kernels.search_play's chunk takes the sa
     types.int64[:, ::1],  # event log of one deal, for replays (deal.LOG_*)
     types.int64,  # the deal id to log (-1: none, LOG_ALL: every deal)
 )
-# the chunk's work arrays (new_chunk_work): a workspace, a state, a result row, the levels, a stream, no log
+# the chunk's work arrays (new_chunk_work): a workspace, a state, a result row, the levels, a stream, no log,
+# and the deal's own copy of the parameters
 WORK_TYPE = types.Tuple((WS_TYPE, types.int64[::1], types.int64[::1], types.int64[::1], types.uint64[::1],
-                         types.int64[:, ::1]))
+                         types.int64[:, ::1], types.float64[:, :, ::1]))
 # and phases.start and deal.play_from, called through their addresses (see deal.play_deal_through)
 CHUNK_SIG = types.int64(*CHUNK_ARGS, WORK_TYPE, START_TYPE, DRIVER_TYPE)
 
 
-def new_chunk_work(rules):
+def new_chunk_work(rules, params, isolate=True):
     """play_chunk's work arrays, allocated by numpy (see deal.new_workspace: in compiled code each
-    dtype and rank of np.zeros compiles numba's allocator again)."""
+    dtype and rank of np.zeros compiles numba's allocator again); ``params`` gives the shape of the
+    deal's copy of the parameters (``fresh_params``). ``isolate`` False (only built-in strategies,
+    which never write their parameters): no copy, the deals read ``params`` itself."""
+    own = np.empty_like(np.ascontiguousarray(params)) if isolate else np.zeros((0, 1, 1), dtype=np.float64)
     return (new_workspace(rules), np.zeros(STATE_SIZE, dtype=np.int64), np.zeros(D_FIELDS, dtype=np.int64),
-            np.zeros(LEVELS, dtype=np.int64), np.zeros(1, dtype=np.uint64), np.zeros((1, LOG_COLS), dtype=np.int64))
+            np.zeros(LEVELS, dtype=np.int64), np.zeros(1, dtype=np.uint64), np.zeros((1, LOG_COLS), dtype=np.int64),
+            own)
+
+
+@njit(cache=True, inline='always')
+def fresh_params(params, own):
+    """Copy the parameters into the deal's own copy: a strategy that writes into its ``params``
+    changes only the deal it plays, never the deals after it in the chunk (results identical for
+    any chunking). By loops: the lean driver has no numba runtime for a slice copy. Costs ~50
+    stores a deal."""
+    for t in range(params.shape[0]):
+        for d in range(params.shape[1]):
+            for k in range(params.shape[2]):
+                own[t, d, k] = params[t, d, k]
 
 
 @njit(cache=True)
@@ -119,7 +136,7 @@ def fixed_starter(seed, deal_id, team, auction, st):
 def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log, log_id,
                work, begin, driver):
     """Play ``n`` deals or matches from ``first_id``; returns the deal rows written.  ``work`` is
-    new_chunk_work(rules); ``begin`` and ``driver`` are phases.start and deal.play_from (the
+    new_chunk_work(rules, params); ``begin`` and ``driver`` are phases.start and deal.play_from (the
     callers pass them: a compiled function's address exists only at run time).
 
     ``err[E_DONE]`` counts the deals or matches completed: a match is started only
@@ -127,7 +144,9 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
     error the rows written so far stay valid, ``err`` holds the situation, and
     the return value is minus one minus the rows written.
     """
-    ws, state, row, levels, st, nolog = work
+    ws, state, row, levels, st, nolog, own = work
+    isolate = own.shape[0] > 0
+    p = own if isolate else params
     nrows = 0
     err[E_DONE] = 0
     no = n < 0  # a False that is not a compile-time constant: see the fixed-mode call
@@ -145,8 +164,10 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             # key_b and round1 as run-time values: literal 0 / False would make numba compile
             # a second copy of the whole deal kernel just for this call site
+            if isolate:
+                fresh_params(params, own)
             code = play_deal_through(begin, driver, seed, ident, item - item, no, levels, fixed_team, starter, rules,
-                                     params, fns, ws, state, row, err,
+                                     p, fns, ws, state, row, err,
                                      log if ident == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident
@@ -163,7 +184,9 @@ def play_chunk(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params,
         d = 0
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
-            code = play_deal_through(begin, driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, params,
+            if isolate:
+                fresh_params(params, own)
+            code = play_deal_through(begin, driver, seed, ident, d, d == 0, levels, decl_team, starter, rules, p,
                                      fns, ws, state, row, err, log if key == log_id or log_id == LOG_ALL else nolog)
             if code != 0:
                 err[E_ID] = ident

@@ -265,6 +265,18 @@ def _play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, pa
     return code
 
 
+@njit(cache=True)
+def _fresh(params, own, roll_params):
+    """The deal's own copies of the parameters, for its seats and for the rollouts of each team
+    (match.fresh_params: what a strategy writes into them stays in the deal)."""
+    for t in range(params.shape[0]):
+        for d in range(params.shape[1]):
+            for k in range(params.shape[2]):
+                own[t, d, k] = params[t, d, k]
+                for u in range(TEAMS):
+                    roll_params[u, t, d, k] = params[u, d, k]
+
+
 @njit(SEARCH_CHUNK_SIG, cache=True)
 def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log,
                       log_id, settings, counters, records):
@@ -281,9 +293,7 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
     nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
     _, n_decisions, n_params = params.shape
     roll_params = np.zeros((TEAMS, TEAMS, n_decisions, n_params), dtype=np.float64)
-    for t in range(TEAMS):
-        for u in range(TEAMS):
-            roll_params[t, u] = params[t]
+    own = np.empty_like(params)  # the deal's own copies (match.fresh_params): refreshed at every deal
     for k in range(N_COUNTERS):
         counters[k] = 0
     nrows = 0
@@ -297,7 +307,8 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
             levels[0] = fixed_levels[0]
             levels[1] = fixed_levels[1]
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
-            code = _play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, params, fns, roll_params,
+            _fresh(params, own, roll_params)
+            code = _play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, own, fns, roll_params,
                               settings, ws, state, row, err, log if ident == log_id or log_id == LOG_ALL else nolog, work,
                               counters, records, ident)
             if code != 0:
@@ -315,7 +326,8 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
         d = 0
         while d < MAX_DEALS_PER_MATCH:
             key = ident * MAX_DEALS_PER_MATCH + d
-            code = _play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, params, fns, roll_params,
+            _fresh(params, own, roll_params)
+            code = _play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, own, fns, roll_params,
                               settings, ws, state, row, err, log if key == log_id or log_id == LOG_ALL else nolog, work,
                               counters, records, key)
             if code != 0:

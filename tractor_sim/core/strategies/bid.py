@@ -15,10 +15,11 @@ from .. import lib as sl
 from ..kernels.rng import randint
 from ..kernels.dims import CARDS, SUITS
 from ..kernels.view import BID_STEP_BID, BID_STEP_SHOW, M_BID_STEP, M_TRUMP_RANK, MAX_BID, V_HAND, V_META
-from ..registry import strategy
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
 
 
-@strategy("bid", "strength", params={"per_trump": 10.0, "base": 4.0})
+@strategy("bid", "strength", params={"per_trump": 10.0, "base": 4.0},
+          ranges={"per_trump": (0.0, 50.0), "base": (0.0, MAX_CARDS)})
 def strength(view, params, rng, scratch, out):
     """Bid by trump length, show my highest card, name my longest trump suit.
 

@@ -18,7 +18,7 @@ from ..kernels.declare import ANS_COUNT, BJ, JOKER_PAIR, PAIR, SINGLE, kind_of
 from ..kernels.dims import DECKS, DRAWN, RANKS, team_of
 from ..kernels.dims import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from ..kernels.view import M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN, M_ROUND1, M_SEAT, V_META
-from ..registry import strategy
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
 
 LAST_CHANCE = DRAWN  # M_DRAWN once every card is drawn: the final round of chances
 
@@ -62,7 +62,8 @@ def eager(view, params, rng, scratch, out):
     return _answer(out, kind, card, n)
 
 
-@strategy("declare", "threshold", params={"min_cards": 7.0, "jokers": 1.0})
+@strategy("declare", "threshold", params={"min_cards": 7.0, "jokers": 1.0},
+          ranges={"min_cards": (0.0, MAX_CARDS), "jokers": SWITCH})
 def threshold(view, params, rng, scratch, out):
     """Declare a suit only with at least ``min_cards`` of its trumps in hand.
 
@@ -87,7 +88,8 @@ def threshold(view, params, rng, scratch, out):
     return 0
 
 
-@strategy("declare", "override", params={"min_cards": 6.0, "margin": 2.0, "jokers": 1.0})
+@strategy("declare", "override", params={"min_cards": 6.0, "margin": 2.0, "jokers": 1.0},
+          ranges={"min_cards": (0.0, MAX_CARDS), "margin": (0.0, MAX_CARDS), "jokers": SWITCH})
 def override(view, params, rng, scratch, out):
     """Declare with a strong suit, strengthen my single, override when my option is stronger.
 

@@ -14,7 +14,7 @@ from ..kernels.rng import uniform
 from ..kernels.dims import BJ, CARDS, KITTY, PAIR, SUITS
 from ..kernels.unowned import stack_array
 from ..kernels.view import V_EFF, V_HAND, V_POS, V_SUITS, V_TTMETA
-from ..registry import strategy
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
 
 LOWEST = 0  # lowest position first, fewer points on ties
 KEEP_POINTS = 1  # any non-point card before any point card
@@ -151,7 +151,7 @@ def keep_points(view, params, rng, scratch, out):
     return KITTY
 
 
-@strategy("discard", "bury_points", params={"threshold": 10.0})
+@strategy("discard", "bury_points", params={"threshold": 10.0}, ranges={"threshold": (0.0, MAX_CARDS)})
 def bury_points(view, params, rng, scratch, out):
     """Bury point cards when strong in trumps (at least ``threshold``), else keep them.
 
@@ -166,7 +166,7 @@ def bury_points(view, params, rng, scratch, out):
     return KITTY
 
 
-@strategy("discard", "expert", params={"threshold": 14.0})
+@strategy("discard", "expert", params={"threshold": 14.0}, ranges={"threshold": (0.0, MAX_CARDS)})
 def expert(view, params, rng, scratch, out):
     """bury_points and void together: bury points when strong in trumps, then void short suits.
 

@@ -14,7 +14,7 @@ from ..kernels.combos import KIND_THROW
 from ..kernels.order import TRUMP
 from ..kernels.dims import SEATS, seat_after, team_of
 from ..kernels.view import M_LEAD_KIND, M_LEAD_N, M_LEAD_SUIT, M_NPLAYED, M_SEAT, V_META
-from ..registry import strategy
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
 
 SMART_RUFF_POINTS = 10  # smart ruffs before the last seat only for this many points
 
@@ -102,7 +102,7 @@ def smart(view, params, rng, scratch, out):
     return play_smart(view, out, SMART_RUFF_POINTS, False, scratch)
 
 
-@strategy("follow", "ruff_points", params={"min_points": 5.0})
+@strategy("follow", "ruff_points", params={"min_points": 5.0}, ranges={"min_points": (0.0, MAX_POINTS)})
 def ruff_points(view, params, rng, scratch, out):
     """When void in the led plain suit, ruff a trick holding ``min_points`` with the cheapest
     winning trumps, unless my partner is winning; else the cheapest follow.
@@ -119,7 +119,7 @@ def ruff_points(view, params, rng, scratch, out):
     return sl.cheapest_follow(view, out, False)
 
 
-@strategy("follow", "expert", params={"min_points": 5.0})
+@strategy("follow", "expert", params={"min_points": 5.0}, ranges={"min_points": (0.0, MAX_POINTS)})
 def expert(view, params, rng, scratch, out):
     """smart with ruff_points: ruff tricks holding ``min_points``, wary of overruffs.
 

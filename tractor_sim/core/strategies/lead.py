@@ -14,7 +14,7 @@ from ..kernels.combos import MIN_TRACTOR
 from ..kernels.order import META_NCARDS, TRUMP
 from ..kernels.dims import EFF_SUITS, PAIR, SEATS, SUITS, partner_of, seat_after
 from ..kernels.view import M_MY_PAIRS, M_SEAT, V_HAND, V_META, V_POS, V_SUITS, V_TTMETA
-from ..registry import strategy
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
 
 MIN_UNITS_THROW = 2  # a throw is two units or more
 
@@ -234,7 +234,8 @@ def lead_safe_throw(view, out, scratch, careful):
 def lead_trumps(view, out, min_trumps):
     """While I hold at least ``min_trumps`` trumps and the others still may hold some, lead a
     top trump unit, else my cheapest trump; 0 otherwise."""
-    if sl.suit_len(view, TRUMP) < min_trumps or sl.top_single_pos(view, TRUMP) < 0:
+    n = sl.suit_len(view, TRUMP)
+    if n == 0 or n < min_trumps or sl.top_single_pos(view, TRUMP) < 0:  # no trump to lead, even at min_trumps 0
         return 0
     k, top = top_unit(view, TRUMP)
     if k >= 0:
@@ -359,7 +360,7 @@ def safe_throw(view, params, rng, scratch, out):
     return n if n > 0 else lead_low(view, out)
 
 
-@strategy("lead", "pull_trumps", params={"min_trumps": 8.0})
+@strategy("lead", "pull_trumps", params={"min_trumps": 8.0}, ranges={"min_trumps": (0.0, MAX_CARDS)})
 def pull_trumps(view, params, rng, scratch, out):
     """Lead trumps while I hold at least ``min_trumps`` and the others may still hold any.
 
@@ -391,7 +392,8 @@ def partner_void(view, params, rng, scratch, out):
     return n if n > 0 else lead_low(view, out)
 
 
-@strategy("lead", "expert", params={"min_trumps": 8.0, "careful": 0.0, "feed_void": 1.0, "pairs": 1.0})
+@strategy("lead", "expert", params={"min_trumps": 8.0, "careful": 0.0, "feed_void": 1.0, "pairs": 1.0},
+          ranges={"min_trumps": (0.0, MAX_CARDS), "careful": SWITCH, "feed_void": SWITCH, "pairs": SWITCH})
 def expert(view, params, rng, scratch, out):
     """safe_throw, top_cards, partner_void, pairs_first and pull_trumps in that order.
 

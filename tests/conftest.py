@@ -1,0 +1,52 @@
+"""The suite over several processes (``make test``: pytest-xdist, ``-n auto --dist loadgroup``).
+
+Most of a cold suite's time is numba compiling a kernel set once: the
+4-player 2-deck kernels, each other game size's package copy
+(tractor_sim.play.packages), the search.  Workers share what is compiled
+through numba's disk cache and the shared size packages (written under a
+lock), but two workers that start the same compile at once both pay for it.
+So the test files that compile the same kernel set are one xdist group and
+run on one worker, one after another: each game size compiles once per
+session.  Every other file is a group of its own (a file's tests share its
+module-level state, e.g. registered test strategies).  Without xdist the
+marks do nothing.
+
+Hypothesis keeps its example database in the repository (tests/hypothesis-db),
+so an input that failed once is tried again first on every machine. Profiles:
+``default`` (modest: the generated-input properties of tests/test_inputs.py and
+tests/test_plugin_grammar.py scale their examples from its max_examples) and
+``slow`` (HYPOTHESIS_PROFILE=slow, ten times more; run by the slow-marked
+test_the_heavier_tier). Tests that set their own max_examples keep them.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+
+DATABASE = DirectoryBasedExampleDatabase(str(Path(__file__).parent / "hypothesis-db"))
+settings.register_profile("default", database=DATABASE, deadline=None, max_examples=100,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.register_profile("slow", parent=settings.get_profile("default"), max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+# Files that compile the same sized package or kernel set: one worker each.
+SHARED = {
+    "test_tuples.py": "6 players 3 decks",
+    "test_sized_deals.py": "6 players 3 decks",
+    "test_declare9.py": "6 players 3 decks",
+    "test_friends.py": "Finding Friends",
+    "test_sizes.py": "Finding Friends",
+    "test_search.py": "search",
+    "test_sampler.py": "search",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = item.path.name
+        item.add_marker(pytest.mark.xdist_group(SHARED.get(name, name)))

@@ -1,0 +1,52 @@
+"""The environments under the names reinforcement-learning libraries expect (docs/environments.md).
+
+PettingZoo's module convention: ``raw_env()`` is the AEC environment of every seat
+(tractor_sim.play.env.TractorAEC), ``env()`` the same wrapped as PettingZoo's classic games are
+(out-of-bounds and order checks; ``illegal="terminate"``: TerminateIllegalWrapper, an illegal
+action ends the episode with ``illegal_reward`` for the actor).  Gymnasium: importing this module
+registers ``tractor_sim/Tractor-v0`` (one seat against compiled policies, TractorEnv), so
+``gymnasium.make("tractor_sim/Tractor-v0")`` works after ``import tractor_sim.env``, or without it
+as ``gymnasium.make("tractor_sim.env:tractor_sim/Tractor-v0")``.  No ``parallel_env``: the seats act
+one at a time.  Needs the optional extra ``rl``.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+from pettingzoo.utils import wrappers
+
+from tractor_sim.play.env import (  # noqa: F401 - the environments' names, here too
+    DONE, N_ACTIONS, TractorAEC, TractorEnv, observation_space, observation_size)
+
+ENV_ID = "tractor_sim/Tractor-v0"
+ENTRY_POINT = "tractor_sim.play.env:TractorEnv"
+
+
+def register() -> None:
+    """Register ``tractor_sim/Tractor-v0`` with gymnasium (once)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+
+
+def raw_env(**kwargs) -> TractorAEC:
+    """The AEC environment, unwrapped (arguments: TractorAEC's: rules, levels, declaring_team, render_mode,
+    game)."""
+    return TractorAEC(**kwargs)
+
+
+def env(illegal: str = "raise", illegal_reward: float = -1.0, **kwargs):
+    """The AEC environment wrapped as PettingZoo's classic games are.  ``illegal``: "raise" (a masked
+    action raises IllegalAnswer, nothing changes) or "terminate" (TerminateIllegalWrapper: the episode
+    ends, the actor gets ``illegal_reward``, the others 0)."""
+    if illegal not in ("raise", "terminate"):
+        raise ValueError(f"illegal: 'raise' or 'terminate', got {illegal!r}")
+    e = raw_env(**kwargs)
+    if illegal == "terminate":
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+register()
+
+__all__ = ["env", "raw_env", "register", "ENV_ID", "TractorAEC", "TractorEnv"]

@@ -1,0 +1,140 @@
+"""A chunk played deal by deal through the step API: for chunks whose policies include a Python
+policy or a process bot (tractor_sim.play.players), which no compiled kernel can call.
+
+Each deal is the engine's deal: ``Game.new_initial_state`` with the chunk's seed and the engine's
+deal id (match mode: match id, deal in match, the levels, declaring team and starter carried from
+the previous deal as kernels.match carries them).  The compiled seats answer with their compiled
+strategies on their own view, scratch and random stream, exactly as the kernel calls them, then
+the engine's phase function applies the answer; a Python seat answers through its callable, a bot
+through its process.  The rows are written by the kernel's own ``match._write``, so the records
+are those the compiled engine writes (tests/test_players.py proves it on duplicate deals).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tractor_sim.core.kernels.view import DECISIONS as DECISION_NAMES
+from tractor_sim.play.bots import BotSession
+from tractor_sim.play.errors import IllegalAnswer, SimulationError, replay_command
+from tractor_sim.play.players import PlayerFailed, PythonSession
+
+
+class PlayerFault(SimulationError):
+    """A Python policy or a bot failed: raised, crashed, hung, wrote garbage or answered illegally."""
+
+
+def play_chunk(game, spec, pols, params, deals, matches, log, log_id) -> tuple[int, int]:
+    """Play ``spec`` into the kernel-shaped rows ``deals`` and ``matches``; (deal rows, items done).
+    The events of deal ``log_id`` (every deal's: match.LOG_ALL) go to ``log``, as in the kernel."""
+    M = game.kernels.match
+    logs = lambda ident: log if ident == log_id or log_id == M.LOG_ALL else None  # noqa: E731
+    sessions = [_open(pol.player, game, spec) if pol.player is not None else None for pol in pols]
+    try:
+        if spec.mode == "fixed":
+            return _fixed(game, spec, pols, params, sessions, deals, logs)
+        return _matches(game, spec, pols, params, sessions, deals, matches, logs)
+    finally:
+        for s in sessions:
+            if s is not None:
+                s.close()
+
+
+def _open(info, game, spec):
+    """A session that answers the decisions of one chunk (a bot's process lives as long as it)."""
+    return PythonSession(info, spec) if info.kind == "python" else BotSession(info, game, spec)
+
+
+def _fixed(game, spec, pols, params, sessions, deals, logs):
+    M = game.kernels.match
+    holders = game.level_holders
+    levels = [spec.levels[spec.declaring_team]] * holders if game.friends else list(spec.levels)
+    for i in range(spec.count):
+        ident = spec.first_id + i
+        state = game.new_initial_state(spec.seed, ident, levels=levels, declaring_team=spec.declaring_team,
+                                       log=logs(ident))
+        _play(state, spec, pols, params, sessions, ident)
+        M._write(deals, i, ident, -1, 0, state._levels, _row(state))
+    return spec.count, spec.count
+
+
+def _matches(game, spec, pols, params, sessions, deals, matches, logs):
+    K = game.kernels
+    M, D, dims = K.match, K.deal, game.dims
+    nrows = 0
+    for item in range(spec.count):
+        ident = spec.first_id + item
+        levels = np.zeros(dims.LEVELS, dtype=np.int64)
+        decl_team, starter, winner, d = 0, 0, -1, 0
+        while d < M.MAX_DEALS_PER_MATCH:
+            state = game.new_initial_state(spec.seed, ident, levels=levels.tolist(), declaring_team=decl_team,
+                                           starter=starter, round1=d == 0, deal_in_match=d,
+                                           log=logs(ident * M.MAX_DEALS_PER_MATCH + d))
+            _play(state, spec, pols, params, sessions, ident * M.MAX_DEALS_PER_MATCH + d)
+            row = _row(state)
+            M._write(deals, nrows, ident * M.MAX_DEALS_PER_MATCH + d, ident, d, levels, row)
+            levels[:] = deals[nrows, M.X_LEVEL0_AFTER:M.X_LEVEL0_AFTER + dims.LEVELS]
+            nrows += 1
+            d += 1
+            starter = int(row[D.D_NEXT_STARTER])
+            if game.friends:
+                decl_team = dims.team_of(starter)
+                winner = int(K.scoring.match_winners(levels, game.encoded))
+                if winner > 0:
+                    break
+                continue
+            decl_team = int(row[D.D_DECL_TEAM]) if row[D.D_KEEP] else 1 - int(row[D.D_DECL_TEAM])
+            winner = int(K.scoring.match_winner(levels[0], levels[1], game.encoded))
+            if winner >= 0:
+                break
+        matches[item, M.MX_MATCH_ID] = ident
+        matches[item, M.MX_WINNER] = winner
+        matches[item, M.MX_DEALS] = d
+        matches[item, M.MX_LEVEL0_FINAL:M.MX_LEVEL0_FINAL + dims.LEVELS] = levels
+    return nrows, spec.count
+
+
+def _row(state) -> np.ndarray:
+    ST, D = state._k.state, state._k.deal
+    return state._st[ST.RESULT:ST.RESULT + D.D_FIELDS].copy()
+
+
+def _play(state, spec, pols, params, sessions, deal_id) -> None:
+    """Answer every decision of ``state`` until the deal is over."""
+    k = state._k
+    ST, PH, team_of = k.state, k.phases, k.dims.team_of
+    st, (views, scratch, rngs, _) = state._st, state._ws
+    answer = st[ST.ANSWER:ST.ANSWER + state._d.CARDS]
+    while not state.over:
+        seat, d = int(st[ST.S_TO_ACT]), int(st[ST.S_DECISION])
+        team = team_of(seat)
+        session = sessions[team]
+        if session is None:  # a compiled seat: its strategy on its own arrays, as the kernel calls it
+            ret = pols[team].functions[d](views[seat], params[team, d], rngs[seat], scratch[seat], answer)
+            code = PH.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
+            if code != PH.ERR_NONE:
+                raise SimulationError(_where(state, spec, pols[team].name, seat, deal_id,
+                                             f"{DECISION_NAMES[d]} strategy {pols[team].strategies[d]!r} made "
+                                             f"{state.game.error_name(code)}"))
+            continue
+        turn = state.to_act()
+        try:
+            got = session.answer(state, turn, deal_id)
+        except PlayerFailed as e:
+            raise PlayerFault(_where(state, spec, session.describe(), seat, deal_id, str(e))) from None
+        try:
+            _, code = state._run(got)
+        except IllegalAnswer as e:
+            raise PlayerFault(_where(state, spec, session.describe(), seat, deal_id, f"answered {e}")) from None
+        if code != PH.ERR_NONE:
+            raise PlayerFault(_where(state, spec, session.describe(), seat, deal_id,
+                                     f"answered {state.game.error_name(code)}: {got!r} "
+                                     f"({turn.decision}{'/' + turn.step if turn.step else ''})"))
+
+
+def _where(state, spec, who, seat, deal_id, what) -> str:
+    return (f"{who} (seat {seat}) {what} in deal {deal_id} (seed {spec.seed}, half {spec.half}, matchup "
+            f"{spec.matchup}); replay with: {replay_command(spec, deal_id)}")
+
+
+__all__ = ["play_chunk", "PlayerFault"]

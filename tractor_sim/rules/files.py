@@ -1,0 +1,105 @@
+"""Reading the files the tool is given, each failure a one-line error naming the file and what is wrong.
+
+Missing, a directory, unreadable, empty, not UTF-8 (with the line and column),
+not valid JSON or TOML (with the line), of the wrong type, truncated or
+damaged Parquet: every input file (experiment and tune TOML, a run's
+manifest, seals and Parquet tables, deal records, state JSON) goes through
+one of these, with the caller's error class (an input error: exit 2; a
+damaged run directory: the store's error, exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+
+def read_bytes(path, what: str, error=ValueError, empty_ok: bool = False) -> bytes:
+    """The bytes of ``path`` (a ``what``, e.g. "experiment file"), or ``error`` naming it."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except IsADirectoryError:
+        raise error(f"{path}: a directory, not a {what}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what}: {e.strerror or e}") from None
+    if not data and not empty_ok:
+        raise error(f"{path}: the {what} is empty")
+    return data
+
+
+def decode(data: bytes, path, what: str, error=ValueError) -> str:
+    """``data`` as UTF-8 text, or ``error`` naming the file, the line and the column of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise error(f"{path}, line {line}, column {column}: not UTF-8 text (byte {data[e.start]:#04x}); "
+                    f"a {what} is UTF-8") from None
+
+
+def read_text(path, what: str, error=ValueError, empty_ok: bool = False) -> str:
+    return decode(read_bytes(path, what, error, empty_ok), path, what, error)
+
+
+def parse_json(text: str, where, what: str, error=ValueError, kind=dict):
+    """``text`` as JSON of type ``kind`` (None: any), or ``error`` naming ``where``, the line and the column."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise error(f"{where}, line {e.lineno}, column {e.colno}: not valid JSON ({e.msg}); expected a {what}") \
+            from None
+    except RecursionError:
+        raise error(f"{where}: the JSON is nested too deeply") from None
+    if kind is not None and not isinstance(data, kind):
+        raise error(f"{where}: expected a {what} ({'a JSON object' if kind is dict else kind.__name__}), "
+                    f"got {type(data).__name__}")
+    return data
+
+
+def read_json(path, what: str, error=ValueError, kind=dict):
+    return parse_json(read_text(path, what, error), path, what, error, kind)
+
+
+def read_toml(path, what: str, error=ValueError) -> dict:
+    """A TOML file as a dict, or ``error`` naming it and the line (an empty file is an empty table)."""
+    text = read_text(path, what, error, empty_ok=True)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise error(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise error(f"{path}: the TOML is nested too deeply") from None
+
+
+def check_file(path, what: str, error=ValueError) -> Path:
+    """``path`` if it is a non-empty file (checked without reading it: a table may be gigabytes)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what}: {e.strerror or e}") from None
+    if path.is_dir():
+        raise error(f"{path}: a directory, not a {what}")
+    if st.st_size == 0:
+        raise error(f"{path}: the {what} is empty")
+    return path
+
+
+def read_parquet(path, what: str, error=ValueError, columns=None):
+    """A Parquet table as a DataFrame, or ``error`` naming the file: missing, empty, truncated or damaged,
+    or without the columns asked for."""
+    import pandas as pd
+
+    path = check_file(path, what, error)
+    try:
+        return pd.read_parquet(path, columns=columns)
+    except Exception as e:  # noqa: BLE001 - pyarrow's errors for a damaged file are of many classes
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        raise error(f"{path}: not a readable {what} (truncated or damaged Parquet: {first})") from None
