@@ -21,8 +21,12 @@ import sys
 
 CHILD = """
 import json, sys, time
-from tractor_sim.runs.engine import ChunkSpec, run_chunk
-from tractor_sim.rules.options import Rules
+try:  # the layout by role (tractor_sim/runs, tractor_sim/rules/options.py)
+    from tractor_sim.runs.engine import ChunkSpec, run_chunk
+    from tractor_sim.rules.options import Rules
+except ImportError:  # a checkout from before it
+    from tractor_sim.engine import ChunkSpec, run_chunk
+    from tractor_sim.rules import Rules
 n, policies = int(sys.argv[1]), sys.argv[2].split(",")
 rules = Rules().to_dict()
 out = {}

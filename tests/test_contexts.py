@@ -163,8 +163,8 @@ def test_completing_a_table():
     ("contexts = []", "must be a non-empty list"),
     ('contexts = ["basic", "basic"]', "distinct names; repeated: basic"),
     ('contexts = [{discard = "void"}]', "must be a full policy"),
-    ('contexts = ["search:expert:4"]\n[[matchup]]\na = {lead = "pairs_first"}\nb = {lead = "top_cards"}',
-     "matchup[0].a names lead"),
+    ('contexts = ["search:expert:4"]\n[[matchup]]\na = {discard = "void", lead = "pairs_first", follow = "random"}\n'
+     'b = {lead = "top_cards"}', "matchup[0].a names every decision"),
     ('contexts = ["basic", "nosuch"]', "in context 'nosuch'"),
     ('contexts = ["basic"]\n[[matchup]]\na = {dicsard = "void"}\nb = "basic"',
      "matchup[0].a: unknown policy key 'dicsard' (did you mean 'discard'?)"),

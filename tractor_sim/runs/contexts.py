@@ -15,9 +15,12 @@ names every searched decision leaves the search nothing and is refused there.
 
 from __future__ import annotations
 
+import difflib
+
 from tractor_sim.play import search
 
 DECISIONS = ("declare", "discard", "lead", "follow", "bid", "call")  # kernels.view.DECISIONS, without compiling
+PARTIAL_KEYS = ("name", "description", "params") + DECISIONS
 SEP = "@"  # a matchup's name in a context: NAME@CONTEXT (a run's matchup column; the context column too)
 
 
@@ -98,6 +101,11 @@ def complete(spec, context, where: str = "policy"):
     """The policy ``spec`` plays in ``context``: a partial table completed by it, anything else as it is."""
     if not is_partial(spec):
         return spec
+    for key in spec:
+        if key not in PARTIAL_KEYS:
+            close = difflib.get_close_matches(str(key), PARTIAL_KEYS, n=1)
+            raise ContextError(f"{where}: unknown policy key {key!r}" + (f" (did you mean {close[0]!r}?)" if close
+                                                                          else ""))
     if not search.is_search(context):
         return _complete_table(spec, context)
     table = search._from_name(context) if isinstance(context, str) else dict(context)

@@ -41,6 +41,7 @@ from .unowned import stack_array
 from .view import V_BURIED, V_HAND, V_PLAYED
 
 MAX_CANDIDATES = 64  # rows of a candidate list, at most
+KEEP_RADIX = MAX_POS + 1  # keep_value's digits: points, then trump or not, then position (each below it)
 MAX_TRIED = 20_000  # follows: multisets tried before the enumeration stops
 NO_CLASS = -1
 MIN_THROW_UNITS = 2  # a throw is two units or more
@@ -272,7 +273,8 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
 def keep_value(c, tt):
     """How much a card is worth keeping rather than burying: its points first, then being a trump,
     then its position in its effective suit (an order for trying swaps, not a strategy)."""
-    return POINTS[c] * 4 * MAX_POS + (2 * MAX_POS if tt[TT_EFF, c] == TRUMP else 0) + tt[TT_POS, c]
+    trump = 1 if tt[TT_EFF, c] == TRUMP else 0
+    return (POINTS[c] * KEEP_RADIX + trump) * KEEP_RADIX + tt[TT_POS, c]
 
 
 @njit(cache=True)

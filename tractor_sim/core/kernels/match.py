@@ -90,9 +90,10 @@ def fresh_params(params, own):
     changes only the deal it plays, never the deals after it in the chunk (results identical for
     any chunking). By loops: the lean driver has no numba runtime for a slice copy. Costs ~50
     stores a deal."""
-    for t in range(params.shape[0]):
-        for d in range(params.shape[1]):
-            for k in range(params.shape[2]):
+    teams, decisions, values = params.shape
+    for t in range(teams):
+        for d in range(decisions):
+            for k in range(values):
                 own[t, d, k] = params[t, d, k]
 
 

@@ -269,9 +269,10 @@ def _play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, pa
 def _fresh(params, own, roll_params):
     """The deal's own copies of the parameters, for its seats and for the rollouts of each team
     (match.fresh_params: what a strategy writes into them stays in the deal)."""
-    for t in range(params.shape[0]):
-        for d in range(params.shape[1]):
-            for k in range(params.shape[2]):
+    teams, decisions, values = params.shape
+    for t in range(teams):
+        for d in range(decisions):
+            for k in range(values):
                 own[t, d, k] = params[t, d, k]
                 for u in range(TEAMS):
                     roll_params[u, t, d, k] = params[u, d, k]
