@@ -173,20 +173,26 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
     return nrows
 
 
-def _user_strategies(pols) -> str:
-    """The plug-in strategies of resolved policies, as an error names them ("" when only built-ins)."""
+def plugin_strategies(pols) -> list[str]:
+    """The plug-ins resolved policies play, each once: a Python policy or bot as it describes itself, a
+    compiled strategy as 'decision strategy 'name' (file)' (empty: built-ins only)."""
     from tractor_sim.play import registry as S
 
     out = []
     for pol in pols:
-        if pol.player is not None:  # a Python policy or a bot: named by its own errors (play.players)
-            continue
-        for d, name in zip(DECISIONS, pol.strategies):
-            info = S.get_strategy(d, name)
-            text = f"{d} strategy {name!r} ({info.source})"
-            if not S.is_builtin(info.module) and text not in out:
-                out.append(text)
-    return " or ".join(out)
+        if pol.player is not None:
+            found = [pol.player.describe()]
+        else:
+            found = [f"{d} strategy {name!r} ({S.get_strategy(d, name).source})"
+                     for d, name in zip(DECISIONS, pol.strategies) if not S.is_builtin(S.get_strategy(d, name).module)]
+        out += [text for text in found if text not in out]
+    return out
+
+
+def _user_strategies(pols) -> str:
+    """The compiled plug-in strategies of resolved policies, as an error names them ("" when built-ins only;
+    a Python policy or bot names itself in its own errors)."""
+    return " or ".join(plugin_strategies([p for p in pols if p.player is None]))
 
 
 def _describe_error(game, spec: ChunkSpec, pols, err) -> str:

@@ -24,23 +24,12 @@ class PluginTimeout(SimulationError):
 
 
 def plugins(spec) -> list[str]:
-    """The user strategies a chunk plays, as 'decision strategy 'name' (file)' (empty: built-ins only)."""
+    """The plug-ins a chunk plays (chunks.plugin_strategies; empty: built-ins only)."""
     from tractor_sim.play import registry as S
-    from tractor_sim.core.kernels.view import DECISIONS
+    from tractor_sim.play.chunks import plugin_strategies
 
-    out = []  # the modules are loaded: run_chunk, or the driver's check of the experiment, did it
-    for pol in spec.policies:
-        resolved = S.resolve_policy(pol)
-        if resolved.player is not None:  # a Python policy or bot: run away from the driver, with a time limit
-            if resolved.player.describe() not in out:
-                out.append(resolved.player.describe())
-            continue
-        for d, name in zip(DECISIONS, resolved.strategies):
-            info = S.get_strategy(d, name)
-            text = f"{d} strategy {name!r} ({info.source})"
-            if not S.is_builtin(info.module) and text not in out:
-                out.append(text)
-    return out
+    # the modules are loaded: run_chunk, or the driver's check of the experiment, did it
+    return plugin_strategies([S.resolve_policy(pol) for pol in spec.policies])
 
 
 def run_checked(spec):
