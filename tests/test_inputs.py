@@ -53,9 +53,9 @@ def clean(result, *codes, names=()):
     assert "Traceback" not in text and "internal error" not in text, text
     assert result.exit_code in (0, *codes), (result.exit_code, text)
     if result.exit_code:
-        # ours, or Click's for an option's type ("Error: Invalid value for '--deal'", after its usage line)
-        errors = [line for line in text.splitlines() if line.startswith(("error: ", "Error: "))]
-        assert len(errors) == 1, text
+        # ours, also for Click's own option errors (cli._Cli: "error: Invalid value for '--deal': ...")
+        errors = [line for line in text.splitlines() if line.startswith("error: ")]
+        assert len(errors) == 1 and "Usage:" not in text, text
         if names:
             assert any(str(n) in errors[0] for n in names), (names, errors[0])
     return result

@@ -70,6 +70,10 @@ class _Cli(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.exceptions.UsageError as e:  # an option or argument of a command: one line, as ours
+            click.echo(f"error: {e.format_message()} (tractor-sim {ctx.invoked_subcommand or ''} --help shows "
+                       "the options)".replace("  ", " "), err=True)
+            ctx.exit(e.exit_code)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except BaseException as e:  # noqa: BLE001 - the one place errors become messages
