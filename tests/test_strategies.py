@@ -18,6 +18,7 @@ from numba import njit
 
 from tractor_sim.core.strategies import lead as lead_strategies
 from tractor_sim.play import registry as S
+from tractor_sim.play.game import Game
 from tractor_sim.core import lib as sl
 from tractor_sim.rules.cards import parse_card, parse_cards
 from tractor_sim.core.kernels import combos as C
@@ -978,17 +979,16 @@ def test_stack_arrays_need_no_reference_counting():
 
 def test_a_run_compiles_only_the_decisions_it_reaches():
     """The bid strategy without the auction and the call strategy outside Finding Friends stand in as
-    the idle placeholder: named and recorded, not compiled (engine.idle_decisions)."""
+    the idle placeholder: named and recorded, not compiled (Game.idle_decisions)."""
     from tractor_sim.rules.sizes import GameSize
-    from tractor_sim.runs import engine
 
     @S.strategy("bid", "t_never_compiled_bid")
     def never(view, params, rng, scratch, answer):
         return 0
 
-    assert engine.idle_decisions({}, GameSize()) == ("bid", "call")
-    assert engine.idle_decisions({"declaring": "auction"}, GameSize()) == ("call",)
-    assert engine.idle_decisions({}, GameSize(5, 2, "friends")) == ("bid",)
+    assert Game.of(GameSize(), {}).idle_decisions == ("bid", "call")
+    assert Game.of(GameSize(), {"declaring": "auction"}).idle_decisions == ("call",)
+    assert Game.of(GameSize(5, 2, "friends"), {}).idle_decisions == ("bid",)
     spec = {"policy": "random", "bid": "t_never_compiled_bid"}
     pol = S.resolve_policy(spec, idle=("bid", "call"))
     info = S.get_strategy("bid", "t_never_compiled_bid")

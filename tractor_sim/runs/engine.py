@@ -99,11 +99,6 @@ def game_of(spec: ChunkSpec) -> Game:
     return Game.of(spec.game, spec.rules)
 
 
-def idle_decisions(rules, size) -> tuple:
-    """The decisions a chunk never reaches, whose strategies it need not compile (Game.idle_decisions)."""
-    return Game.of(size, rules).idle_decisions
-
-
 def run_chunk(spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -> ChunkResult:
     """Play one chunk (its Game's kernels: tractor_sim.play.chunks.play); ``log_id`` a deal id, or
     kernels.match.LOG_ALL for every deal, puts the events in ``result.extra["log"]``."""
