@@ -43,6 +43,7 @@ SHARED = {
     "test_sizes.py": "Finding Friends",
     "test_search.py": "search",
     "test_sampler.py": "search",
+    "test_learned.py": "search",
 }
 
 

@@ -737,5 +737,39 @@ def tune(tune_file, out, quiet):
     click.echo(f"report: {T.write(cfg, trajectory, result, out_dir, command)}")
 
 
+# --------------------------------------------------------------------------- train
+@main.command()
+@click.argument("train_file", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), help="Run directory (default runs/NAME); it resumes.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def train(train_file, out, quiet):
+    """Fit the learned player's weights to the search's values (docs/learned.md).
+
+    \b
+    Example:
+      tractor-sim train experiments/train.toml --out runs/train
+    Stopped (Ctrl-C), the same command resumes at the round it stopped in;
+    the model is DIR/model.json, played as {policy = "learned", model = "DIR/model.json"}.
+    """
+    from tractor_sim.play.sandbox import interruptible
+    from tractor_sim.runs import train as T
+
+    try:
+        cfg = T.load(train_file)
+    except ValueError as e:
+        _fail(str(e))
+    out_dir = Path(out or Path("runs") / _dir_name(cfg.name))
+    command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    chunks = cfg.rounds * -(-cfg.deals // cfg.chunk)
+    try:
+        with _progress(quiet, chunks, 0) as advance, interruptible():
+            model = T.run(cfg, out_dir, command, advance=lambda n: advance(n), say=click.echo if not quiet else
+                          (lambda text: None))
+    except ValueError as e:
+        _fail(str(e))
+    click.echo(f"model: {model}")
+    click.echo(f"report: {out_dir / 'report.md'}")
+
+
 if __name__ == "__main__":
     main()

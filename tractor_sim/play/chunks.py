@@ -155,13 +155,19 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
     KS, SPL = game.kernel("search"), game.kernel("search_play")
 
     settings = np.zeros((2, KS.SS_FIELDS), dtype=np.int64)
-    recording = False
+    recording = training = False
     for team, pol in enumerate(pols):
         if pol.search is not None:
             settings[team] = pol.search.row()
             recording = recording or pol.search.record
-    plays = cap * game.dims.SEATS * game.dims.TRICKS if recording else 1  # a row per play at most
-    records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
+            training = training or pol.search.train
+    plays = cap * game.dims.SEATS * game.dims.TRICKS if recording or training else 1  # a row per play at most
+    if training:  # a row per candidate (kernels.search_play TR_*)
+        width = max(p.search.max_candidates for p in pols if p.search is not None)
+        records = np.zeros((plays * width, SPL.TR_FIELDS), dtype=np.float64)
+        recording = True
+    else:
+        records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
     counters = np.zeros(SPL.N_COUNTERS, dtype=np.int64)
     nrows = SPL.play_chunk_search(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels, spec.declaring_team,
                                   rules, params, fns, deals, matches, err, log, log_id, settings, counters, records)

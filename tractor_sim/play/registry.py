@@ -239,6 +239,7 @@ class Policy:
     module: str = ""
     bid: str = DEFAULT_BID
     call: str = DEFAULT_CALL
+    model: str = ""  # a model file whose weights are the policy's parameters (tractor_sim.play.learned)
 
     def strategies(self) -> dict[str, str]:
         return {d: getattr(self, d) for d in DECISIONS}
@@ -483,6 +484,7 @@ def policy(
     bid: str = DEFAULT_BID,
     call: str = DEFAULT_CALL,
     module: str | None = None,
+    model: str = "",
 ) -> Policy:
     """Register a policy: one strategy per decision and parameter overrides.
 
@@ -501,7 +503,7 @@ def policy(
         raise StrategyError(f"policy {name!r} is registered twice: by {old.module} and by {module}; "
                             "give one another name")
     pol = Policy(name, description, declare, discard, lead, follow, _nested_params(params, f"policy {name!r}"), module,
-                 bid, call)
+                 bid, call, model)
     _POLICIES[name] = pol
     return pol
 
@@ -523,7 +525,7 @@ def get_policy(name: str) -> Policy:
     return _POLICIES[name]
 
 
-_SPEC_KEYS = ("policy", "name", "params", "description") + DECISIONS
+_SPEC_KEYS = ("policy", "name", "params", "description", "model") + DECISIONS
 
 
 def _idle(view, params, rng, scratch, answer):
@@ -599,6 +601,10 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
         else:
             chosen[d] = getattr(base, d)
             params[d] = dict(base.params.get(d, {}))
+    model = extra.get("model") or (base.model if base is not None else "")
+    if model:
+        for d, table in _model_params(model, name, package).items():
+            params.setdefault(d, {}).update(table)
     for d, table in _nested_params(extra.get("params"), f"policy {name!r}").items():
         params.setdefault(d, {}).update(table)
 
@@ -629,6 +635,18 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
         name, tuple(functions), tuple(vectors), tuple(chosen[d] for d in DECISIONS), tuple(names),
         resolved_spec, tuple(sources),
     )
+
+
+def _model_params(model, name: str, package) -> dict[str, dict[str, float]]:
+    """A model file's weights as parameters (tractor_sim.play.learned); StrategyError naming it."""
+    from tractor_sim.play import learned
+
+    if not isinstance(model, str):
+        raise StrategyError(f"policy {name!r}: model must be a file path, got {model!r}")
+    try:
+        return learned.load(model, package)
+    except learned.ModelError as e:
+        raise StrategyError(f"policy {name!r}: {e}") from None
 
 
 def python_policy(name: str, params: dict | None = None, description: str = "") -> Callable:
@@ -694,8 +712,8 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
     spec_table = {"policy": settings.kind, "base": resolved.spec, "worlds": settings.worlds,
                   "rollouts": settings.rollouts, "max_candidates": settings.max_candidates, "name": name}
-    if settings.record:
-        spec_table["record"] = True
+    if settings.record or settings.train:
+        spec_table["record"] = search.TRAIN if settings.train else True
     if settings.decisions != search.SEARCHABLE:
         spec_table["decisions"] = list(settings.decisions)
     return ResolvedPolicy(name, resolved.functions, resolved.params, resolved.strategies, resolved.param_names,

@@ -38,6 +38,7 @@ DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
 TABLE_KEYS = ("policy", "name", "base", "worlds", "rollouts", "max_candidates", "record", "decisions")
+TRAIN = "train"  # record = "train": the candidates' features and values (tractor-sim train), not the regret
 SEARCHABLE = ("discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
 
 
@@ -54,6 +55,7 @@ class SearchSettings:
     rollouts: int = DEFAULT_ROLLOUTS
     max_candidates: int = DEFAULT_MAX_CANDIDATES
     record: bool = False  # play the base policy's own answers and record their regret (analyze)
+    train: bool = False  # play them and record every candidate's features and value (tractor-sim train)
     decisions: tuple = SEARCHABLE  # the decisions searched
 
     @property
@@ -70,7 +72,7 @@ class SearchSettings:
         row[KS.SS_ROLLOUTS] = self.rollouts
         row[KS.SS_SOURCE] = KS.WORLD_TRUE if self.kind == ORACLE else KS.WORLD_SAMPLED
         row[KS.SS_MAX_CAND] = self.max_candidates
-        row[KS.SS_RECORD] = 1 if self.record else 0
+        row[KS.SS_RECORD] = KS.RECORD_TRAIN if self.train else KS.RECORD_ANALYSIS if self.record else KS.RECORD_OFF
         row[KS.SS_DECISIONS] = sum(1 << DECISIONS.index(d) for d in self.decisions)
         return row
 
@@ -137,7 +139,8 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
         rollouts=_whole(table.get("rollouts", DEFAULT_ROLLOUTS), f"{where}: rollouts", 1, KS.MAX_ROLLOUTS),
         max_candidates=_whole(table.get("max_candidates", DEFAULT_MAX_CANDIDATES), f"{where}: max_candidates", 2,
                               KC.MAX_CANDIDATES),
-        record=bool(table.get("record", False)),
+        record=table.get("record", False) not in (False, TRAIN),
+        train=table.get("record", False) == TRAIN,
         decisions=_decisions(table.get("decisions", SEARCHABLE), where),
     )
     base_name = base if isinstance(base, str) else base.get("name") or base.get("policy") or "custom"

@@ -237,3 +237,27 @@ def plot_regret(by_trick: pd.DataFrame, policy: str, path) -> Path:
     ax.set_title(f"Where {policy} loses levels: regret of its leads and follows")
     ax.legend()
     return _save(fig, path)
+
+
+def plot_training(log: pd.DataFrame, path) -> Path:
+    """tractor-sim train by round: the held-out regret per decision type, and the strength against expert
+    with its 95% interval."""
+    fig = _figure(7.0, 5.0)
+    x = log["round"].to_numpy() + 1
+    ax = fig.add_subplot(2, 1, 1)
+    for name in ("lead", "follow"):
+        for kind, style in (("heldout", "-o"), ("train", "--")):
+            col = f"{kind}_{name}_regret"
+            if col in log:
+                ax.plot(x, log[col], style, label=f"{name}, {'held-out' if kind == 'heldout' else 'in-sample'}")
+    ax.set_ylabel("regret per decision\n(levels, teacher's values)")
+    ax.legend(fontsize="small")
+    ax = fig.add_subplot(2, 1, 2, sharex=ax)
+    if "vs_expert" in log:
+        m = log["vs_expert"].to_numpy(dtype=float)
+        ax.errorbar(x, m, yerr=[m - log["vs_expert_low"].to_numpy(dtype=float),
+                                log["vs_expert_high"].to_numpy(dtype=float) - m], fmt="o", capsize=3)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_ylabel("learned - expert\n(levels / deal)")
+    ax.set_xlabel("round")
+    return _save(fig, path)

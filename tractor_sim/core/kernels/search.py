@@ -43,7 +43,8 @@ SETTINGS = Layout("search settings", [
     ("SS_ROLLOUTS", 1, "rollouts per world and candidate"),
     ("SS_SOURCE", 1, "where worlds come from: WORLD_TRUE or WORLD_SAMPLED"),
     ("SS_MAX_CAND", 1, "candidates per decision, at most (the base policy's answer included)"),
-    ("SS_RECORD", 1, "1: play the policy's own answer and record its regret (tractor-sim analyze)"),
+    ("SS_RECORD", 1, "RECORD_ANALYSIS: play the policy's own answer and record its regret (tractor-sim analyze); "
+                     "RECORD_TRAIN: play it and record every candidate's features and value (tractor-sim train)"),
     ("SS_DECISIONS", 1, "the decisions searched: bit 1 << d for each view decision d (LEAD, FOLLOW, DISCARD)"),
 ])
 globals().update(SETTINGS.constants())
@@ -61,6 +62,9 @@ VALUE = Layout("candidate value", [
 globals().update(VALUE.constants())
 CV_FIELDS = VALUE.size
 
+RECORD_OFF = 0  # SS_RECORD: the search plays its choice
+RECORD_ANALYSIS = 1
+RECORD_TRAIN = 2
 WORLD_TRUE = 0  # the true deal, copied: the omniscient reference (it sees every hand)
 WORLD_SAMPLED = 1  # a deal sampled from the seat's knowledge (kernels.sampler)
 POINTS_PER_LEVEL = 100_000.0  # the points' weight in a candidate's value: a tie-break

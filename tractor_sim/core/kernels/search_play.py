@@ -32,10 +32,11 @@ from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, s
 from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
 from .scoring import match_winner
 from .search import (
-    CV_FIELDS, CV_LEVELS, CV_N, CV_POINTS, P_HELDOUT, SELECTION, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS,
+    CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS,
     SS_DECISIONS, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
 )
 from .candidates import MAX_CANDIDATES
+from ..features import N_FEATURES, candidate_features
 from .sampler import new_work as new_sampler_work
 from .dims import CARDS, TEAMS, team_of
 from .state import ANSWER, NO_SEAT, RESULT, S_TRICK, STATE_SIZE
@@ -87,6 +88,20 @@ RECORD = Layout("analysis row", [
 globals().update(RECORD.constants())
 AR_FIELDS = RECORD.size
 
+# A training row (float64): one candidate of one searched decision, for tractor-sim train.
+TRAIN = Layout("training row", [
+    ("TR_DEAL", 1, "the deal id (as AR_DEAL)"),
+    ("TR_SEAT", 1), ("TR_DECISION", 1, "view.LEAD or view.FOLLOW"),
+    ("TR_TRICK", 1),
+    ("TR_CANDIDATE", 1, "its index in the decision's list (0: the base policy's answer)"),
+    ("TR_CANDIDATES", 1, "candidates of the decision"),
+    ("TR_GAIN", 1, "its mean gain over the base policy's answer, paired by world (levels + points tie-break)"),
+    ("TR_WORLDS", 1, "worlds it was valued in"),
+    ("TR_FEATURES", N_FEATURES, "core/features.py's features of the candidate in the seat's view"),
+])
+globals().update(TRAIN.constants())
+TR_FIELDS = TRAIN.size
+
 SEARCH_CHUNK_SIG = types.int64(*CHUNK_ARGS, types.int64[:, ::1], types.int64[::1], types.float64[:, ::1])
 
 
@@ -121,6 +136,9 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     ERR_NONE, or -1 when a world could not be made."""
     wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
     ncand = list_candidates(st, ws, rules, seat, decision, sets[SS_MAX_CAND], cands)
+    if sets[SS_RECORD] == RECORD_TRAIN:
+        return _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, ncand, counters,
+                           records, deal_id)
     recording = sets[SS_RECORD] != 0
     row = counters[C_RECORDS]
     if recording:
@@ -180,6 +198,42 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         records[row, AR_HELD_CHOSEN_POINTS] = records[row, AR_TRUE_HELD_CHOSEN_POINTS]
         records[row, AR_HELD_BEST_LEVELS] = records[row, AR_TRUE_HELD_BEST_LEVELS]
         records[row, AR_HELD_BEST_POINTS] = records[row, AR_TRUE_HELD_BEST_POINTS]
+    return ERR_NONE
+
+
+@njit(cache=True)
+def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, ncand, counters, records, deal_id):
+    """RECORD_TRAIN: value the candidates as the search does and write a training row for each (TR_*);
+    the base policy's answer stays in the answer buffer.  Nothing is written when the play is forced.
+    Returns ERR_NONE, or -1 when a world could not be made."""
+    wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
+    if ncand <= 1:
+        return ERR_NONE
+    played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, sets[SS_WORLDS], sets[SS_ROLLOUTS],
+                      sets[SS_SOURCE], cands, ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog,
+                      SELECTION)
+    if played < 0:
+        return -1
+    counters[C_DECISIONS] += 1
+    counters[C_ROLLOUTS] += played
+    views = ws[0]
+    if values[0, CV_BAD] != 0.0:
+        return ERR_NONE
+    for c in range(ncand):
+        if values[c, CV_BAD] != 0.0:  # refused in some world: no value to learn from
+            continue
+        row = counters[C_RECORDS]
+        records[row, TR_DEAL] = deal_id
+        records[row, TR_SEAT] = seat
+        records[row, TR_DECISION] = decision
+        records[row, TR_TRICK] = st[S_TRICK]
+        records[row, TR_CANDIDATE] = c
+        records[row, TR_CANDIDATES] = ncand
+        records[row, TR_WORLDS] = values[c, CV_WORLDS]
+        records[row, TR_GAIN] = values[c, CV_GAIN] / max(1.0, values[c, CV_WORLDS])
+        candidate_features(views[seat], ws[1][seat], cands[c], c == 0,
+                           records[row, TR_FEATURES:TR_FEATURES + N_FEATURES])
+        counters[C_RECORDS] = row + 1
     return ERR_NONE
 
 

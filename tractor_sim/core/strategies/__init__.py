@@ -7,4 +7,4 @@ their player's view, so they play honestly; the helpers they share live in
 ``tractor_sim.core.lib``.  A user's own module plugs in the same way.
 """
 
-from . import bid, call, declare, discard, follow, lead, policies  # noqa: F401
+from . import bid, call, declare, discard, follow, lead, learned, policies  # noqa: F401

@@ -403,17 +403,22 @@ def expert(view, params, rng, scratch, out):
     pair, which only a higher one beats; then draw trumps when long in them
     (``min_trumps``); else a cheap card.
     """
+    return expert_lead(view, out, scratch, params[0], params[1] > 0, params[2] > 0, params[3] > 0)
+
+
+@njit(cache=True, inline='always')
+def expert_lead(view, out, scratch, min_trumps, careful, feed_void, pairs):
+    """The expert lead's answer (``expert``), for the strategies that start from it (learned)."""
     sl.track_voids(view, scratch)
-    careful = params[1] > 0
     n = lead_safe_throw(view, out, scratch, careful)
     if n == 0:
         n = lead_top(view, out, scratch, careful)
-    if n == 0 and params[2] > 0:
+    if n == 0 and feed_void:
         n = lead_partner_void(view, out, scratch)
-    if n == 0 and params[3] > 0:
+    if n == 0 and pairs:
         n = lead_pairs(view, out)
     if n == 0:
-        n = lead_trumps(view, out, params[0])
+        n = lead_trumps(view, out, min_trumps)
     if n == 0:
         n = lead_low(view, out)
     return n

@@ -18,3 +18,7 @@ policy(
     "expert", declare="override", discard="expert", lead="expert", follow="expert",
     description="fights for the declaration, buries points when strong, safe throws, tracks voids to ruff and feed",
 )
+policy(
+    "learned", declare="override", discard="expert", lead="learned", follow="learned", model="learned-4x2.json",
+    description="expert's declaring and burial; leads and follows scored by a model distilled from the search",
+)

@@ -1,0 +1,194 @@
+"""The learned player: its features, its model files, its training, and how it plays."""
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from tractor_sim.cli import main
+from tractor_sim.core import features as F
+from tractor_sim.core.kernels import view as V
+from tractor_sim.play import learned
+from tractor_sim.play.game import State
+from tractor_sim.rules import cards as K
+from tractor_sim.runs import runner
+from tractor_sim.runs import train as T
+
+N = len(F.NAMES)
+
+
+def _model(path, lead=None, follow=None, **changes):
+    learned.write(path, {"lead": lead if lead is not None else [0.0] * N,
+                         "follow": follow if follow is not None else [0.0] * N}, {"seed": 0})
+    if changes:
+        data = json.loads(Path(path).read_text())
+        data.update(changes)
+        Path(path).write_text(json.dumps(data))
+    return str(path)
+
+
+def _counts(play):
+    return np.asarray(K.to_counts(K.parse_cards(play)), dtype=np.int64)
+
+
+def test_the_features_say_what_the_engine_does_with_each_follow():
+    """At follows of a few deals, for every legal follow: F_WINS is whether the engine then has the seat
+    winning the trick, the points and trumps are the cards', F_FEED/F_GIFT split the points by who wins."""
+    checked = 0
+    for deal in range(4):
+        state = State.new(seed=3, deal_id=deal)
+        while not state.over:
+            turn = state.to_act()
+            if turn.decision == "follow":
+                me = turn.seat
+                view = state.observation(me)
+                for play in state.legal(limit=40):
+                    counts = _counts(play)
+                    out = np.zeros(N)
+                    before = view.copy()
+                    F.candidate_features(view, np.zeros(256), counts, False, out)
+                    assert (view == before).all(), "the features leave the view as they found it"
+                    after = state.clone().apply(list(play))
+                    seen = after.observation(me)
+                    if seen[V.V_META, V.M_NPLAYED] == 0:  # the trick is over: its winner
+                        winner = seen[V.V_TRICK_WINNER, seen[V.V_META, V.M_TRICKS_DONE] - 1]
+                    else:
+                        winner = seen[V.V_META, V.M_WINNING]
+                    assert out[F.F_WINS] == (winner == me), (play, winner)
+                    pts = K.points(K.parse_cards(play))
+                    assert out[F.F_POINTS] == pts / F.TENS
+                    trumps = sum(1 for c in K.parse_cards(play) if view[V.V_EFF, c] == 4)
+                    assert out[F.F_TRUMPS] == trumps
+                    if not out[F.F_WINS] and pts:
+                        partner = view[V.V_META, V.M_WINNING] == (me + 2) % 4
+                        assert (out[F.F_FEED], out[F.F_GIFT]) == ((pts / F.TENS, 0) if partner else (0, pts / F.TENS))
+                    checked += 1
+            state.apply(state.answer_of("expert"))
+    assert checked > 300
+
+
+def test_all_weights_zero_is_the_expert_exactly(tmp_path):
+    """The expert's answer is the first candidate and ties keep it: every column of every deal agrees."""
+    zero = _model(tmp_path / "zero.json")
+    a, _ = runner.simulate([({"policy": "learned", "model": zero, "name": "z"}, "basic")], n=60, seed=4, chunk_size=30)
+    b, _ = runner.simulate([("expert", "basic")], n=60, seed=4, chunk_size=30)
+    cols = [c for c in a.columns if c not in ("policy0", "policy1", "matchup")]
+    a, b = (d.sort_values(["half", "deal_id"]).reset_index(drop=True) for d in (a, b))
+    assert (a[cols].to_numpy() == b[cols].to_numpy()).all()
+
+
+def test_weights_change_the_play_and_stay_legal(tmp_path):
+    """A model that prizes trumps plays other cards than expert, and every play passes the engine's check."""
+    w = [0.0] * N
+    w[F.NAMES.index("trumps")] = 5.0
+    odd = _model(tmp_path / "trumps.json", lead=w, follow=w)
+    a, _ = runner.simulate([({"policy": "learned", "model": odd, "name": "t"}, "basic")], n=40, seed=4, chunk_size=40)
+    b, _ = runner.simulate([("expert", "basic")], n=40, seed=4, chunk_size=40)
+    assert len(a) == 80 and (a["opp_points"].to_numpy() != b["opp_points"].to_numpy()).any()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"version": 99}, "model version 99; this build reads version 1"),
+    ({"format": "other"}, "not a tractor-sim model file"),
+    ({"game": [6, 3, "tractor"]}, "a model of the game [6, 3, 'tractor'], not of this game [4, 2, 'tractor']"),
+    ({"features": ["base"]}, "its features ['base'] are not this build's"),
+    ({"weights": {"lead": []}}, "'weights' must hold a list for each of lead, follow"),
+    ({"weights": {"lead": [0.0] * N, "follow": [float("nan")] * N}}, "weights.follow must be"),
+])
+def test_a_model_file_of_another_kind_is_refused_by_name(tmp_path, change, message):
+    path = _model(tmp_path / "m.json", **change)
+    with pytest.raises(learned.ModelError, match=r"m\.json: ") as e:
+        learned.load(path)
+    assert message in str(e.value)
+    exp = tmp_path / "e.toml"
+    exp.write_text(f'name = "e"\ncount = 2\n[[matchup]]\na = {{policy = "learned", model = "{path}"}}\nb = "expert"\n')
+    res = CliRunner().invoke(main, ["run", str(exp), "--out", str(tmp_path / "run"), "--quiet"])
+    assert res.exit_code == 2 and message in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_damaged_or_missing_model_files_are_named(tmp_path):
+    for name, content in (("empty.json", b""), ("cut.json", b'{"format": "tractor-sim model", "ver'),
+                          ("bytes.json", b"\xff\xfe\x00")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(learned.ModelError, match=name):
+            learned.load(str(tmp_path / name))
+    with pytest.raises(learned.ModelError, match="no such model file"):
+        learned.load(str(tmp_path / "missing.json"))
+
+
+def test_another_game_size_refuses_the_shipped_model():
+    package = SimpleNamespace(__name__="tractor_sim.core", size=SimpleNamespace(SEATS=6, DECKS=3,
+                                                                                 FINDING_FRIENDS=False))
+    with pytest.raises(learned.ModelError, match="train one for this size"):
+        learned.load("learned-4x2.json", package)
+
+
+def test_the_shipped_model_is_the_default_and_small():
+    path = learned.MODELS / "learned-4x2.json"
+    assert path.stat().st_size < 100_000
+    data = json.loads(path.read_text())
+    assert data["training"]["seed"] and data["training"]["fingerprint"]
+    from tractor_sim.play import registry as S
+
+    pol = S.resolve_policy("learned")
+    weights = learned.load("learned-4x2.json")
+    assert pol.param_dict()["follow.wins"] == weights["follow"]["wins"] != 0.0
+
+
+def _tiny(tmp_path, name="t.toml", rounds=2):
+    f = tmp_path / name
+    f.write_text(f'name = "tiny"\nseed = 5\n[train]\nrounds = {rounds}\ndeals = 6\nchunk = 3\nworlds = 2\n'
+                 'max_candidates = 4\neval_pairs = 10\n')
+    return f
+
+
+def test_training_is_reproducible_and_resumes(tmp_path):
+    """Two trainings of one file give the same model bytes; a training stopped after its first round and
+    run again gives them too; the report and the figure are written."""
+    cfg = T.load(_tiny(tmp_path))
+    a = T.run(cfg, tmp_path / "a", "test", say=lambda s: None)
+    b = T.run(cfg, tmp_path / "b", "test", say=lambda s: None)
+    assert a.read_bytes() == b.read_bytes()
+    log = (tmp_path / "b" / "rounds.csv").read_text().splitlines()
+    (tmp_path / "b" / "rounds.csv").write_text("\n".join(log[:2]) + "\n")  # as if stopped after round 1
+    (tmp_path / "b" / "data" / "round-001.npz").unlink()
+    b.unlink()
+    assert T.run(cfg, tmp_path / "b", "test", say=lambda s: None).read_bytes() == a.read_bytes()
+    assert (tmp_path / "b" / "figures" / "training.png").exists()
+    text = (tmp_path / "a" / "report.md").read_text()
+    assert "Final model against expert" in text and "| 2 | 12 |" in text
+    other = T.load(_tiny(tmp_path, "u.toml", rounds=3))
+    with pytest.raises(T.TrainError, match="holds a training of other settings"):
+        T.run(other, tmp_path / "a", "test", say=lambda s: None)
+
+
+def test_the_training_rows_value_the_teachers_candidates(tmp_path):
+    """Every decision's rows start with the base answer (gain 0, the base feature 1) and carry the
+    candidates' features; the gains are paired differences in levels."""
+    cfg = T.load(_tiny(tmp_path))
+    rows = T.play_round(cfg, 0)
+    SPL, feats = T._columns()
+    first = rows[:, SPL.TR_CANDIDATE] == 0
+    assert first.any() and (rows[first, SPL.TR_GAIN] == 0).all()
+    assert (rows[first, SPL.TR_FEATURES + F.F_BASE] == 1).all() and (rows[~first, SPL.TR_FEATURES + F.F_BASE] == 0).all()
+    assert set(np.unique(rows[:, SPL.TR_DECISION])) <= {V.LEAD, V.FOLLOW}
+    assert np.abs(rows[:, SPL.TR_GAIN]).max() <= 2 * 6  # a level change is at most 6 per side
+
+
+def test_the_train_command_and_its_errors(tmp_path):
+    f = _tiny(tmp_path, rounds=1)
+    res = CliRunner().invoke(main, ["train", str(f), "--out", str(tmp_path / "run"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "model:" in res.output and (tmp_path / "run" / "model.json").exists()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[train]\nrounds = 0\n')
+    res = CliRunner().invoke(main, ["train", str(bad)])
+    assert res.exit_code == 2 and "[train] 'rounds': 0 is too small" in res.output
+
+
+def test_search_plays_on_a_learned_base():
+    deals, _ = runner.simulate([("search:learned:2", "expert")], n=2, seed=1, chunk_size=2)
+    assert len(deals) == 4 and set(deals["policy0"]) == {"search:learned:2", "expert"}

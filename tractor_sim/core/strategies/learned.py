@@ -1,0 +1,104 @@
+"""The learned lead and follow: the expert's answer and the search's candidates, scored by a model.
+
+Each candidate play (kernels.candidates: the lists the search tries, with
+the expert's own answer first) is scored by a weighted sum of its features
+(core/features.py) and the highest is played; ties go to the earlier, so
+with every weight 0 this plays as ``expert``.  The weights are the
+strategy's parameters, one per feature by name: ``tractor-sim train``
+fits them to the search's values of the same candidates (a model file,
+tractor_sim.play.learned), and ``{policy = "learned", model = "PATH"}``
+loads them.  Only the view is read, as by every strategy.
+"""
+
+from numba import njit
+
+from .. import lib as sl
+from ..kernels import combos as C
+from ..kernels.candidates import follow_candidates, lead_candidates
+from ..kernels.deal import SCRATCH
+from ..kernels.dims import CARDS
+from ..features import N_FEATURES, NAMES, candidate_features
+from ..kernels.unowned import stack_array
+from ..kernels.view import (
+    M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, V_HAND, V_META, V_RULES, V_TRICK,
+)
+from ..registry import strategy
+from .follow import play_smart
+from .lead import expert_lead
+
+MAX_SCORED = 32  # candidates scored per decision, at most (the search's default list)
+CAND_CELLS = MAX_SCORED * CARDS  # the candidate list's cells, on the stack
+WEIGHTS = {name: 0.0 for name in NAMES}  # a weight per feature; all 0: the expert's answer
+RANGES = {name: (-1000.0, 1000.0) for name in NAMES}
+EXPERT_MIN_TRUMPS = 8.0  # the expert policy's defaults (strategies.lead.expert, strategies.follow.expert)
+EXPERT_MIN_POINTS = 5.0
+
+
+@njit(cache=True, inline='always')
+def _best(view, params, scratch, cands, ncand, out):
+    """Score cands[:ncand] (row 0: the expert's answer), write the best into ``out``; returns its size.
+    The features go through the scratch's last cells (past what the helpers keep there)."""
+    feats = scratch[SCRATCH - N_FEATURES:SCRATCH]
+    best = 0
+    best_score = 0.0
+    for i in range(ncand):
+        candidate_features(view, scratch, cands[i], i == 0, feats)
+        score = 0.0
+        for f in range(N_FEATURES):
+            score += params[f] * feats[f]
+        if i == 0 or score > best_score:
+            best = i
+            best_score = score
+    n = 0
+    for c in range(CARDS):
+        out[c] = cands[best, c]
+        n += cands[best, c]
+    return n
+
+
+@njit(cache=True, inline='always')
+def _first(cands, out):
+    """Row 0 of the candidates = the expert's answer in ``out``; returns its size."""
+    n = 0
+    for c in range(CARDS):
+        cands[0, c] = out[c]
+        n += out[c]
+    return n
+
+
+@strategy("lead", "learned", params=WEIGHTS, ranges=RANGES)
+def learned_lead(view, params, rng, scratch, out):
+    """The expert lead or a lead the search would try, as the model scores them.
+
+    Idea: distil the search into a weighted sum of a play's features, cheap
+    enough to play every seat of a large study.
+    """
+    for c in range(CARDS):
+        out[c] = 0
+    expert_lead(view, out, scratch, EXPERT_MIN_TRUMPS, False, True, True)
+    cands = stack_array(CAND_CELLS).reshape((MAX_SCORED, CARDS))
+    _first(cands, out)
+    tt = sl.trump_table(view)
+    ncand = lead_candidates(view[V_HAND], view, tt, cands, 1, MAX_SCORED)
+    return _best(view, params, scratch, cands, ncand, out)
+
+
+@strategy("follow", "learned", params=WEIGHTS, ranges=RANGES)
+def learned_follow(view, params, rng, scratch, out):
+    """The expert follow or a legal follow the search would try, as the model scores them.
+
+    Idea: as the learned lead.
+    """
+    for c in range(CARDS):
+        out[c] = 0
+    sl.track_voids(view, scratch)
+    play_smart(view, out, EXPERT_MIN_POINTS, True, scratch)
+    cands = stack_array(CAND_CELLS).reshape((MAX_SCORED, CARDS))
+    _first(cands, out)
+    tt = sl.trump_table(view)
+    units, ucards = C.stack_units()
+    nu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
+    ncand = follow_candidates(view[V_HAND], view, tt, view[V_META, M_LEAD_SUIT], view[V_META, M_LEAD_N],
+                              view[V_META, M_LEAD_PAIRS], view[V_META, M_LEAD_KIND], units, nu, view[V_RULES],
+                              cands, 1, MAX_SCORED)
+    return _best(view, params, scratch, cands, ncand, out)
