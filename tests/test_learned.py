@@ -49,7 +49,9 @@ def test_the_features_say_what_the_engine_does_with_each_follow():
                     counts = _counts(play)
                     out = np.zeros(N)
                     before = view.copy()
-                    F.candidate_features(view, np.zeros(256), counts, False, out)
+                    sit = np.zeros(F.SITUATION_CELLS, dtype=np.int64)
+                    F.situation(view, sit)
+                    F.candidate_features(view, np.zeros(256), sit, counts, False, out)
                     assert (view == before).all(), "the features leave the view as they found it"
                     after = state.clone().apply(list(play))
                     seen = after.observation(me)

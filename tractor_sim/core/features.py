@@ -67,51 +67,59 @@ NAMES = tuple(p.name[2:].lower() for p in FEATURES.pieces)  # the features by na
 TENS = 10.0
 
 
-@njit(cache=True)
-def _unseen(view, c):
-    """Copies of card c the others may still hold."""
-    n = DECKS - view[V_HAND, c] - view[V_BURIED, c]
-    for s in range(SEATS):
-        n -= view[V_PLAYED + s, c]
-    return n
+# What every candidate of one decision shares, computed once per decision (``situation``).
+SITUATION = Layout("situation", [
+    ("X_TOP_POS", EFF_SUITS, "the highest position of a card the others may hold, per effective suit (-1: none)"),
+    ("X_MAX_POS", EFF_SUITS, "the highest position of the suit"),
+    ("X_HELD", EFF_SUITS, "my cards of the suit"),
+    ("X_UNSEEN", EFF_SUITS, "cards of the suit the others may hold"),
+    ("X_HAND", 1, "my cards"),
+])
+globals().update(SITUATION.constants())
+SITUATION_CELLS = SITUATION.size
 
 
 @njit(cache=True)
-def _is_top(view, tt, c):
-    """No unseen card of c's effective suit sits above it."""
-    s = tt[TT_EFF, c]
-    for i in range(tt[TT_META, META_NCARDS + s]):
-        d = tt[TT_SUIT + s, i]
-        if tt[TT_POS, d] > tt[TT_POS, c] and _unseen(view, d) > 0:
-            return False
-    return True
+def situation(view, sit):
+    """Fill ``sit`` (SITUATION) from the seat's view: what the features of every candidate read."""
+    tt = view[V_EFF:]
+    sit[X_HAND] = 0
+    for s in range(EFF_SUITS):
+        sit[X_TOP_POS + s] = -1
+        sit[X_HELD + s] = 0
+        sit[X_UNSEEN + s] = 0
+        n = tt[TT_META, META_NCARDS + s]
+        sit[X_MAX_POS + s] = tt[TT_POS, tt[TT_SUIT + s, n - 1]] if n > 0 else 0
+        for i in range(n):
+            c = tt[TT_SUIT + s, i]
+            held = view[V_HAND, c]
+            unseen = DECKS - held - view[V_BURIED, c]
+            for x in range(SEATS):
+                unseen -= view[V_PLAYED + x, c]
+            sit[X_HELD + s] += held
+            sit[X_UNSEEN + s] += unseen
+            sit[X_HAND] += held
+            if unseen > 0 and tt[TT_POS, c] > sit[X_TOP_POS + s]:
+                sit[X_TOP_POS + s] = tt[TT_POS, c]
 
 
 @njit(cache=True)
-def _follow_key(view, cand, tt, me):
+def _follow_key(view, cand, tt):
     """The key (combos.play_key) the candidate would have in the current trick."""
-    saved = stack_array(CARDS)
-    for c in range(CARDS):
-        saved[c] = view[V_TRICK + me, c]
-        view[V_TRICK + me, c] = cand[c]
     lead_kind = view[V_META, M_LEAD_KIND]
     suit = view[V_META, M_LEAD_SUIT]
     if lead_kind == C.KIND_SINGLE or lead_kind == C.KIND_PAIR:
-        key = C.tuple_key(view[V_TRICK + me], suit, view[V_META, M_LEAD_N], tt)
-    else:
-        units, ucards = C.stack_units()
-        lunits, lucards = C.stack_units()
-        lnu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, lunits, lucards)
-        key = C.play_key(view[V_TRICK + me], suit, lead_kind, lunits, lnu, tt, units, ucards)
-    for c in range(CARDS):
-        view[V_TRICK + me, c] = saved[c]
-    return key
+        return C.tuple_key(cand, suit, view[V_META, M_LEAD_N], tt)
+    units, ucards = C.stack_units()
+    lunits, lucards = C.stack_units()
+    lnu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, lunits, lucards)
+    return C.play_key(cand, suit, lead_kind, lunits, lnu, tt, units, ucards)
 
 
 @njit(cache=True)
-def candidate_features(view, scratch, cand, is_base, out):
+def candidate_features(view, scratch, sit, cand, is_base, out):
     """Write the features of playing ``cand`` (counts) at this lead or follow into ``out``; ``scratch``:
-    the seat's scratch, holding the voids shown (lib.track_voids)."""
+    the seat's scratch, holding the voids shown (lib.track_voids); ``sit``: ``situation`` of the view."""
     tt = view[V_EFF:]
     me = view[V_META, M_SEAT]
     for f in range(N_FEATURES):
@@ -120,39 +128,31 @@ def candidate_features(view, scratch, cand, is_base, out):
     k = 0
     pts = 0
     trumps = 0
-    hand_trumps = 0
-    hand_cards = 0
+    played = stack_array(EFF_SUITS)
+    for s in range(EFF_SUITS):
+        played[s] = 0
     for c in range(CARDS):
-        h = view[V_HAND, c]
-        hand_cards += h
-        if tt[TT_EFF, c] == TRUMP:
-            hand_trumps += h
         n = cand[c]
         if n == 0:
             continue
         k += n
         pts += n * POINTS[c]
         s = tt[TT_EFF, c]
+        played[s] += n
         if s == TRUMP:
             trumps += n
-        ncs = tt[TT_META, META_NCARDS + s]
-        out[F_HIGH] += n * (tt[TT_POS, c] + 1.0) / max(1, tt[TT_POS, tt[TT_SUIT + s, ncs - 1]] + 1)
-        if _is_top(view, tt, c):
+        pos = tt[TT_POS, c]
+        out[F_HIGH] += n * (pos + 1.0) / max(1, sit[X_MAX_POS + s] + 1)
+        if sit[X_TOP_POS + s] <= pos:
             out[F_TOP] += n
-        if h >= PAIR and n % PAIR != 0:
+        if view[V_HAND, c] >= PAIR and n % PAIR != 0:
             out[F_BROKEN] += 1.0
         out[F_PAIRS] += n // PAIR
     for s in range(EFF_SUITS):
-        if s == TRUMP:
-            continue
-        held = 0
-        played = 0
-        for i in range(tt[TT_META, META_NCARDS + s]):
-            c = tt[TT_SUIT + s, i]
-            held += view[V_HAND, c]
-            played += cand[c]
-        if held > 0 and held == played:
+        if s != TRUMP and sit[X_HELD + s] > 0 and sit[X_HELD + s] == played[s]:
             out[F_VOIDS] += 1.0
+    hand_cards = sit[X_HAND]
+    hand_trumps = sit[X_HELD + TRUMP]
     out[F_CARDS] = k
     out[F_POINTS] = pts / TENS
     out[F_TRUMPS] = trumps
@@ -170,14 +170,8 @@ def candidate_features(view, scratch, cand, is_base, out):
             if cand[c] > 0:
                 suit = tt[TT_EFF, c]
     if suit >= 0:
-        left = 0
-        unseen = 0
-        for i in range(tt[TT_META, META_NCARDS + suit]):
-            c = tt[TT_SUIT + suit, i]
-            left += view[V_HAND, c] - cand[c]
-            unseen += _unseen(view, c)
-        out[F_SUIT_LEFT] = left / TENS
-        out[F_SUIT_UNSEEN] = unseen / TENS
+        out[F_SUIT_LEFT] = (sit[X_HELD + suit] - played[suit]) / TENS
+        out[F_SUIT_UNSEEN] = sit[X_UNSEEN + suit] / TENS
     if npl == 0:  # a lead: the rest is of the trick so far
         if suit >= 0 and suit != TRUMP:
             for x in range(SEATS):
@@ -187,7 +181,7 @@ def candidate_features(view, scratch, cand, is_base, out):
                     else:
                         out[F_INTO_VOID] += 1.0
         return
-    key = _follow_key(view, cand, tt, me)
+    key = _follow_key(view, cand, tt)
     wins = key > view[V_META, M_WINNING_KEY]
     winner = view[V_META, M_WINNING]
     partner_wins = winner == partner_of(me)

@@ -67,7 +67,14 @@ def card_classes(hand, unknown, tt, cls):
     position from the previous one's to its own."""
     for c in range(CARDS):
         cls[c] = NO_CLASS
+    unknown_at = stack_array(MAX_POS)  # per position of the suit: an unknown card there (one pass per suit)
     for s in range(EFF_SUITS):
+        for q in range(MAX_POS):
+            unknown_at[q] = 0
+        for i in range(tt[TT_META, META_NCARDS + s]):
+            d = tt[TT_SUIT + s, i]
+            if unknown[d] > 0:
+                unknown_at[tt[TT_POS, d]] = 1
         prev = -1
         clear_since = True  # no unknown card from the previous held card's position up to here
         for i in range(tt[TT_META, META_NCARDS + s]):
@@ -76,11 +83,7 @@ def card_classes(hand, unknown, tt, cls):
                 if unknown[c] > 0:
                     clear_since = False
                 continue
-            same_pos_unknown = False  # an unknown card at this card's position, listed before or after it
-            for j in range(tt[TT_META, META_NCARDS + s]):
-                d = tt[TT_SUIT + s, j]
-                if tt[TT_POS, d] == tt[TT_POS, c] and unknown[d] > 0:
-                    same_pos_unknown = True
+            same_pos_unknown = unknown_at[tt[TT_POS, c]] != 0  # an unknown card at this card's position
             if (prev >= 0 and clear_since and not same_pos_unknown and unknown[c] == 0 and unknown[prev] == 0
                     and POINTS[c] == POINTS[prev] and hand[c] == hand[prev]):
                 cls[c] = cls[prev]
@@ -95,7 +98,12 @@ def _add(cands, n, play, max_out):
     """Append ``play`` (counts) unless the list is full or holds it already; returns the new length."""
     if n >= max_out:
         return n
+    first = 0  # the play's first card: most listed plays differ there, so it is looked at first
+    while first < CARDS - 1 and play[first] == 0:
+        first += 1
     for i in range(n):
+        if cands[i, first] != play[first]:
+            continue
         same = True
         for c in range(CARDS):
             if cands[i, c] != play[c]:
@@ -216,8 +224,27 @@ def follow_candidates(hand, view, tt, lead_suit, lead_n, lead_pairs, lead_kind, 
                     else:
                         pool[npool] = c
                         npool += 1
+    if lead_n == 1:  # a single led: every card of the pool is legal alone (the led suit's, or any when void)
+        return _singles(cls, pool, npool, cands, n, max_out)
     return _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_pairs, lead_kind, lead_units,
                       lead_nu, rules, cands, n, max_out)
+
+
+@njit(cache=True)
+def _singles(cls, pool, npool, cands, n, max_out):
+    """_enumerate's list for one card led, without asking the follow rule: each class's first card of
+    the pool, in pool order (its canonical order keeps a class's later cards out)."""
+    play = stack_array(CARDS)
+    for d in range(CARDS):
+        play[d] = 0
+    for i in range(npool):
+        c = pool[i]
+        if i > 0 and cls[c] != NO_CLASS and cls[pool[i - 1]] == cls[c]:
+            continue
+        play[c] = 1
+        n = _add(cands, n, play, max_out)
+        play[c] = 0
+    return n
 
 
 @njit(cache=True)

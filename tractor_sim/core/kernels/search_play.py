@@ -36,7 +36,7 @@ from .search import (
     SS_DECISIONS, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
 )
 from .candidates import MAX_CANDIDATES
-from ..features import N_FEATURES, candidate_features
+from ..features import N_FEATURES, SITUATION_CELLS, candidate_features, situation
 from .sampler import new_work as new_sampler_work
 from .dims import CARDS, TEAMS, team_of
 from .state import ANSWER, NO_SEAT, RESULT, S_TRICK, STATE_SIZE
@@ -219,6 +219,8 @@ def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     views = ws[0]
     if values[0, CV_BAD] != 0.0:
         return ERR_NONE
+    sit = np.zeros(SITUATION_CELLS, dtype=np.int64)
+    situation(views[seat], sit)
     for c in range(ncand):
         if values[c, CV_BAD] != 0.0:  # refused in some world: no value to learn from
             continue
@@ -231,7 +233,7 @@ def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         records[row, TR_CANDIDATES] = ncand
         records[row, TR_WORLDS] = values[c, CV_WORLDS]
         records[row, TR_GAIN] = values[c, CV_GAIN] / max(1.0, values[c, CV_WORLDS])
-        candidate_features(views[seat], ws[1][seat], cands[c], c == 0,
+        candidate_features(views[seat], ws[1][seat], sit, cands[c], c == 0,
                            records[row, TR_FEATURES:TR_FEATURES + N_FEATURES])
         counters[C_RECORDS] = row + 1
     return ERR_NONE

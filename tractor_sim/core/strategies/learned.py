@@ -17,7 +17,7 @@ from ..kernels import combos as C
 from ..kernels.candidates import follow_candidates, lead_candidates
 from ..kernels.deal import SCRATCH
 from ..kernels.dims import CARDS
-from ..features import N_FEATURES, NAMES, candidate_features
+from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features, situation
 from ..kernels.unowned import stack_array
 from ..kernels.view import (
     M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, V_HAND, V_META, V_RULES, V_TRICK,
@@ -38,11 +38,15 @@ EXPERT_MIN_POINTS = 5.0
 def _best(view, params, scratch, cands, ncand, out):
     """Score cands[:ncand] (row 0: the expert's answer), write the best into ``out``; returns its size.
     The features go through the scratch's last cells (past what the helpers keep there)."""
+    if ncand <= 1:  # forced, or nothing to weigh against the expert's answer
+        return _first(cands, out)
     feats = scratch[SCRATCH - N_FEATURES:SCRATCH]
+    sit = stack_array(SITUATION_CELLS)
+    situation(view, sit)
     best = 0
     best_score = 0.0
     for i in range(ncand):
-        candidate_features(view, scratch, cands[i], i == 0, feats)
+        candidate_features(view, scratch, sit, cands[i], i == 0, feats)
         score = 0.0
         for f in range(N_FEATURES):
             score += params[f] * feats[f]
@@ -97,7 +101,9 @@ def learned_follow(view, params, rng, scratch, out):
     _first(cands, out)
     tt = sl.trump_table(view)
     units, ucards = C.stack_units()
-    nu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
+    nu = 0  # a single led needs no units (kernels.candidates._singles)
+    if view[V_META, M_LEAD_N] > 1:
+        nu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
     ncand = follow_candidates(view[V_HAND], view, tt, view[V_META, M_LEAD_SUIT], view[V_META, M_LEAD_N],
                               view[V_META, M_LEAD_PAIRS], view[V_META, M_LEAD_KIND], units, nu, view[V_RULES],
                               cands, 1, MAX_SCORED)
