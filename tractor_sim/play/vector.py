@@ -75,6 +75,7 @@ class TractorVectorEnv(VectorEnv):
         team = seat % 2
         pols = (partner, opponents) if team == 0 else (opponents, partner)
         _, self._params, self._fns = game.resolve(pols)
+        self._addrs = function_addresses(self._fns)
         if any(p.player is not None for p in _):
             raise ValueError(f"others: compiled policies only (a Python policy or a bot cannot run inside the "
                              f"batched kernel), got {others!r}")
@@ -120,7 +121,7 @@ class TractorVectorEnv(VectorEnv):
         illegal = np.zeros(n, dtype=np.bool_)
         bad = self._kernel.step(
             self._sts, self._views, self._scratch, self._rngs, self._tables, self.game.encoded, self._params,
-            self._fns, np.int64(self.seat), np.uint64(self._seed), self._counts, self._levels,
+            self._addrs, np.int64(self.seat), np.uint64(self._seed), self._counts, self._levels,
             np.int64(self.declaring_team), actions, todo, self.autoreset_mode == AutoresetMode.SAME_STEP,
             self.illegal == "terminate", self.illegal_reward, self._chosen, self._masks, obs, rewards, terms, illegal,
             final, self._err, self._log)
@@ -199,6 +200,18 @@ class TractorVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs):
         pass
+
+
+def function_addresses(fns) -> np.ndarray:
+    """The addresses numba's unboxing reads for each strategy function (kernels.vector._function_at),
+    a row (C wrapper, the Python object, the compiled function) per function; the caller keeps
+    ``fns`` alive as long as the addresses are used."""
+    from numba.experimental.function_type import _get_jit_address, _get_wrapper_address
+
+    from tractor_sim.core.kernels.view import STRATEGY_SIG
+
+    return np.array([[_get_wrapper_address(f, STRATEGY_SIG), id(f), _get_jit_address(f, STRATEGY_SIG)] for f in fns],
+                    dtype=np.int64)
 
 
 __all__ = ["TractorVectorEnv", "MODES"]

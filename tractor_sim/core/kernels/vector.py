@@ -20,7 +20,9 @@ Deal k of environment i is the engine's fixed-levels deal ``k * N + i`` of the r
 seed (phases.start, the starter by match.fixed_starter, as State.new starts it).
 """
 
-from numba import types
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from . import combos as C
 from .deal import FUNCS_TYPE, N_DECISIONS
@@ -34,7 +36,7 @@ from .state import (
     S_LEAD_PAIRS, S_LEAD_SUIT, S_PHASE, S_RANK, S_SUIT, carve,
 )
 from .unowned import borrowed, lean_jit, stack_array
-from .view import FOLLOW, LEAD, V_ROWS
+from .view import FOLLOW, LEAD, STRATEGY_TYPE, V_ROWS
 from tractor_sim.rules.options import DECLARING_AUCTION, R_DECLARING
 
 DONE = CARDS  # the action that ends a lead
@@ -45,15 +47,49 @@ ACT, RESTART, STAY = 0, 1, 2  # what step does with a deal
 
 STEP_SIG = types.int64(
     types.int64[:, ::1], types.int64[:, :, :, ::1], types.float64[:, :, ::1], types.uint64[:, :, ::1],
-    types.int64[:, :, :, ::1], types.int64[::1], types.float64[:, :, ::1], FUNCS_TYPE,
+    types.int64[:, :, :, ::1], types.int64[::1], types.float64[:, :, ::1], types.int64[:, ::1],
     types.int64, types.uint64, types.int64[::1], types.int64[::1], types.int64,
     types.int64[::1], types.int64[::1], types.boolean, types.boolean, types.float64,
     types.int64[:, ::1], types.int8[:, ::1], types.int64[:, ::1], types.float64[::1], types.boolean[::1],
     types.boolean[::1], types.int64[:, ::1], types.int64[::1], types.int64[:, ::1])
 
 
+N_FUNCS = len(FUNCS_TYPE)  # the strategies: team 0's declare .. call, then team 1's
+if N_FUNCS != 12:  # functions() lists them one by one
+    raise ValueError(f"kernels.vector.functions lists 12 strategies, the driver has {N_FUNCS}")
+
+
+@intrinsic
+def _function_at(typingctx, c_addr, py_addr, jit_addr):
+    """The strategy function at these addresses (what numba's unboxing of a first-class function
+    stores: tractor_sim.play.vector.function_addresses).  Handing the tuple of strategies to a
+    kernel from Python costs about 0.8 ms a call in numba's typing and unboxing; the
+    addresses are an int64 array, read once per step."""
+    def codegen(context, builder, sig, args):
+        fn = cgutils.create_struct_proxy(STRATEGY_TYPE)(context, builder)
+        ptr = context.get_value_type(types.voidptr)
+        fn.c_addr = builder.inttoptr(args[0], ptr)
+        fn.py_addr = builder.inttoptr(args[1], ptr)
+        fn.jit_addr = builder.inttoptr(args[2], ptr)
+        return fn._getvalue()
+
+    return STRATEGY_TYPE(types.int64, types.int64, types.int64), codegen
+
+
+@njit(cache=True, inline='always')
+def _at(a, k):
+    return _function_at(a[k, 0], a[k, 1], a[k, 2])
+
+
+@njit(cache=True, inline='always')
+def functions(a):
+    """The tuple of strategies (kernels.deal's FUNCS_TYPE) from their addresses, a row each."""
+    return (_at(a, 0), _at(a, 1), _at(a, 2), _at(a, 3), _at(a, 4), _at(a, 5), _at(a, 6), _at(a, 7), _at(a, 8),
+            _at(a, 9), _at(a, 10), _at(a, 11))
+
+
 @lean_jit(STEP_SIG)
-def step(sts, views, scratch, rngs, tables, rules, params, fns, seat, seed, counts, levels, decl_team, actions,
+def step(sts, views, scratch, rngs, tables, rules, params, addrs, seat, seed, counts, levels, decl_team, actions,
          todo, same_step, terminate, illegal_reward, chosen, masks, obs, rewards, terms, illegal, final_obs, err,
          log):
     """One step of every deal i, as ``todo[i]`` says: ACT its action ``actions[i]``, RESTART (a fresh
@@ -61,8 +97,9 @@ def step(sts, views, scratch, rngs, tables, rules, params, fns, seat, seed, coun
     action the mask ``masks[i]`` forbids changes nothing: ``illegal[i]``, the reward
     ``illegal_reward``, and with ``terminate`` the episode ends.  A deal that ends sets
     ``terms[i]`` and the learner's reward; with ``same_step`` its last observation goes to
-    ``final_obs[i]`` and the next deal starts at once.  Writes ``obs`` and ``masks`` for every deal.
+    ``final_obs[i]`` and the next deal starts at once.  ``addrs``: the policies' strategies (functions).  Writes ``obs`` and ``masks`` for every deal.
     Returns -1, or the first deal whose policies gave an illegal answer (``err`` filled)."""
+    fns = functions(addrs)
     n = sts.shape[0]
     for i in range(n):
         st = sts[i]
