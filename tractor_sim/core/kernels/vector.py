@@ -245,6 +245,12 @@ def _observe(st, ws, rules, seat, chosen, obs, mask, acting):
 
 
 @lean_jit()
+def observe_seat(st, ws, rules, seat, chosen, obs, mask):
+    """The observation and mask of ``seat`` to act in one deal (for tests: the masks step writes)."""
+    _observe(st, ws, rules, seat, chosen, obs, mask, True)
+
+
+@lean_jit()
 def lead_mask(hand, chosen, tt, mask):
     """Cards of the hand not yet chosen, of the chosen cards' effective suit; DONE once one is chosen."""
     suit = -1
