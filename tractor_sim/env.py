@@ -8,14 +8,16 @@ registers ``tractor_sim/Tractor-v0`` (one seat against compiled policies, Tracto
 ``gymnasium.make("tractor_sim/Tractor-v0")`` works after ``import tractor_sim.env``, or without it
 as ``gymnasium.make("tractor_sim.env:tractor_sim/Tractor-v0")``; its vector entry point is the batched
 ``TractorVectorEnv`` (N deals stepped by one compiled call: ``gymnasium.make_vec(ENV_ID, num_envs=N,
-vectorization_mode="vector_entry_point")``).  No ``parallel_env``: the seats act one at a time
-(docs/environments.md).  Needs the optional extra ``rl``.
+vectorization_mode="vector_entry_point")``).  ``parallel_env()``: PettingZoo's parallel API over the
+same AEC environment through its turn-based conversion (the seats act one at a time: each step
+applies the acting seat's action only; docs/environments.md).  Needs the optional extra ``rl``.
 """
 
 from __future__ import annotations
 
 import gymnasium
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from tractor_sim.play.env import (  # noqa: F401 - the environments' names, here too
     DONE, N_ACTIONS, TractorAEC, TractorEnv, observation_space, observation_size)
@@ -51,6 +53,15 @@ def env(illegal: str = "raise", illegal_reward: float = -1.0, **kwargs):
     return wrappers.OrderEnforcingWrapper(e)
 
 
+def parallel_env(illegal: str = "raise", illegal_reward: float = -1.0, **kwargs):
+    """PettingZoo's parallel API over ``env()`` by PettingZoo's ``turn_based_aec_to_parallel``: a step
+    takes an action for every live seat and applies only the acting seat's (named by
+    ``infos[agent]["active_agent"]``; the others' masks are all zero).  Not ``aec_to_parallel``: that
+    one needs every seat to act once a cycle, in order, and Tractor's turn follows the tricks (the
+    AEC environment's metadata says ``is_parallelizable: False``)."""
+    return turn_based_aec_to_parallel(env(illegal=illegal, illegal_reward=illegal_reward, **kwargs))
+
+
 register()
 
-__all__ = ["env", "raw_env", "register", "ENV_ID", "TractorAEC", "TractorEnv", "TractorVectorEnv"]
+__all__ = ["env", "raw_env", "parallel_env", "register", "ENV_ID", "TractorAEC", "TractorEnv", "TractorVectorEnv"]
