@@ -161,11 +161,13 @@ def test_the_examples_of_docs_environments_run(capsys):
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
-    assert len(blocks) == 3 and "tractor_sim/Tractor-v0" in blocks[0] and "EPISODES = 2000" in blocks[1]
+    assert len(blocks) == 4 and "tractor_sim/Tractor-v0" in blocks[0] and "EPISODES = 2000" in blocks[1]
+    assert "TractorVectorEnv(num_envs=1024" in blocks[3]
     for block in blocks:
-        exec(block.replace("EPISODES = 2000", "EPISODES = 5"), {})
+        exec(block.replace("EPISODES = 2000", "EPISODES = 5").replace("num_envs=1024", "num_envs=8"), {})
     out = capsys.readouterr().out
     assert "levels gained per deal, by seat:" in out and "reward of seat 0:" in out
+    assert "deals ended:" in out
 
 
 def test_an_episode_can_start_from_a_recorded_deal():
