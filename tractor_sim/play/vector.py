@@ -206,10 +206,13 @@ def function_addresses(fns) -> np.ndarray:
     """The addresses numba's unboxing reads for each strategy function (kernels.vector._function_at),
     a row (C wrapper, the Python object, the compiled function) per function; the caller keeps
     ``fns`` alive as long as the addresses are used."""
+    from numba.core import config
     from numba.experimental.function_type import _get_jit_address, _get_wrapper_address
 
     from tractor_sim.core.kernels.view import STRATEGY_SIG
 
+    if config.DISABLE_JIT:  # plain Python functions: the kernel finds them by their object's address
+        return np.array([[0, id(f), 0] for f in fns], dtype=np.int64)
     return np.array([[_get_wrapper_address(f, STRATEGY_SIG), id(f), _get_jit_address(f, STRATEGY_SIG)] for f in fns],
                     dtype=np.int64)
 

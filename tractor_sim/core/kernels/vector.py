@@ -21,7 +21,7 @@ seed (phases.start, the starter by match.fixed_starter, as State.new starts it).
 """
 
 from numba import njit, types
-from numba.core import cgutils
+from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 from . import combos as C
@@ -74,6 +74,17 @@ def _function_at(typingctx, c_addr, py_addr, jit_addr):
         return fn._getvalue()
 
     return STRATEGY_TYPE(types.int64, types.int64, types.int64), codegen
+
+
+def _object_at(c_addr, py_addr, jit_addr):
+    """_function_at without the compiler (NUMBA_DISABLE_JIT): the function object at its address."""
+    import ctypes
+
+    return ctypes.cast(int(py_addr), ctypes.py_object).value
+
+
+if config.DISABLE_JIT:
+    _function_at = _object_at  # noqa: F811
 
 
 @njit(cache=True, inline='always')
