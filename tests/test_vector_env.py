@@ -107,9 +107,12 @@ def _replay_check(env, trace, seed, others="basic"):
 
 
 def _others_play(deal, seat, others):
+    """The policies' answers up to the learner's next lead or follow; ``others`` one policy, or
+    (partners, opponents) by the learner's parity."""
     st = deal.state
+    partner, opponent = others if isinstance(others, tuple) else (others, others)
     while not st.over and not (st.to_act().seat == seat and st.to_act().decision in ("lead", "follow")):
-        deal.answer(st.answer_of(others))
+        deal.answer(st.answer_of(partner if st.to_act().seat % 2 == seat % 2 else opponent))
 
 
 @pytest.mark.parametrize("seat,rules", [(0, None), (3, "russian")])
@@ -256,3 +259,18 @@ def test_other_sizes_replay_through_the_step_api(size):
     env = TractorVectorEnv(num_envs=2, others="basic", seat=1, game=game)
     trace = _run(env, 9, 160)
     assert _replay_check(env, trace, 9) >= 1
+
+
+def test_others_as_partners_and_opponents_and_a_python_policy_refused_by_name():
+    """(partners, opponents) seats the policies by the learner's parity, as the one-seat environment
+    does (the replay plays the same pair); a Python policy cannot run in the kernel: refused by name."""
+    from pathlib import Path
+
+    from tractor_sim.play.registry import load_module
+
+    env = TractorVectorEnv(num_envs=2, others=("random", "basic"), seat=1)
+    trace = _run(env, 8, 100)
+    assert _replay_check(env, trace, 8, others=("random", "basic")) >= 1
+    load_module(str(Path(__file__).resolve().parent.parent / "strategies" / "python_example.py"))
+    with pytest.raises(ValueError, match="others: compiled policies only.*python_example"):
+        TractorVectorEnv(num_envs=2, others=("basic", "python_example"))
