@@ -22,7 +22,8 @@ try:
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
 except ImportError as e:  # pragma: no cover - the message is the point
-    raise ImportError(f"tractor_sim.play.vector needs the optional extra 'rl' (pip install 'tractor-sim[rl]'): {e}") from None
+    raise ImportError(f"tractor_sim.play.vector needs the optional extra 'rl' (pip install 'tractor-sim[rl]'): "
+                      f"{e}") from None
 
 from tractor_sim.play.env import N_ACTIONS, observation_space
 from tractor_sim.play.errors import SimulationError
