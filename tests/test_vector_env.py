@@ -245,7 +245,7 @@ def test_wrappers_and_make_vec():
 @pytest.mark.parametrize("kwargs,match", [
     ({"num_envs": 0}, "num_envs"), ({"seat": 4}, "seat must be"), ({"illegal": "x"}, "illegal"),
     ({"autoreset_mode": "Later"}, "autoreset_mode"), ({"others": "nosuchpolicy"}, "nosuchpolicy"),
-    ({"levels": [1, 2, 3]}, "levels"), ({"seed": -1}, "seed"),
+    ({"levels": [1, 2, 3]}, "levels"), ({"seed": -1}, "seed"), ({"others": "search:basic:4"}, "search policy"),
 ])
 def test_bad_arguments_are_named(kwargs, match):
     with pytest.raises((ValueError, KeyError), match=match):

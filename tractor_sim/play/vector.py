@@ -75,11 +75,14 @@ class TractorVectorEnv(VectorEnv):
         partner, opponents = others if isinstance(others, (tuple, list)) else (others, others)
         team = seat % 2
         pols = (partner, opponents) if team == 0 else (opponents, partner)
-        _, self._params, self._fns = game.resolve(pols)
-        self._addrs = function_addresses(self._fns)
-        if any(p.player is not None for p in _):
+        resolved, self._params, self._fns = game.resolve(pols)
+        if any(p.player is not None for p in resolved):
             raise ValueError(f"others: compiled policies only (a Python policy or a bot cannot run inside the "
                              f"batched kernel), got {others!r}")
+        if any(p.search is not None for p in resolved):
+            raise ValueError(f"others: {others!r} holds a search policy, which plays through the search's own kernel "
+                             "(kernels.search_play), not this one; give its base policy")
+        self._addrs = function_addresses(self._fns)
         self.single_observation_space = observation_space(game)
         self.single_action_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
