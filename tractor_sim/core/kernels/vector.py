@@ -290,21 +290,31 @@ def follow_mask(hand, chosen, tt, lead_suit, lead_n, lead_pairs, lead_kind, lead
         in_suit = tt[TT_EFF, c] == lead_suit
         base[c] = hand[c] if in_suit and held < lead_n else 0
         cap[c] = hand[c] if in_suit or held < lead_n else 0
-    need = stack_array(CARDS)
+    need = stack_array(CARDS)  # the least of each card: the chosen ones, the base, and the card tried
     play = stack_array(CARDS)
+    least = 0
     for c in range(CARDS):
         mask[c] = 0
+        need[c] = max(chosen[c], base[c])
+        least += need[c]
     for c in range(CARDS):
         if mask[c] or chosen[c] >= cap[c]:
             continue
-        for d in range(CARDS):
-            need[d] = max(chosen[d], base[d])
+        was = need[c]
         need[c] = max(chosen[c] + 1, base[c])
-        if _complete(hand, need, cap, lead_n, play, tt, lead_suit, lead_pairs, lead_kind, lead_units, lead_nu,
-                     rules):
+        n = least - was + need[c]
+        if n == lead_n:  # one play holds them all: it is the only candidate (a single's follow, a last card)
+            if C.follow_ok(hand, need, lead_n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
+                           rules):
+                for d in range(CARDS):
+                    if need[d] > chosen[d]:
+                        mask[d] = 1
+        elif n < lead_n and _complete(hand, need, cap, lead_n, play, tt, lead_suit, lead_pairs, lead_kind,
+                                      lead_units, lead_nu, rules):
             for d in range(CARDS):
                 if play[d] > chosen[d]:
                     mask[d] = 1
+        need[c] = was
     mask[DONE] = 0
 
 
