@@ -109,7 +109,8 @@ def step(sts, views, scratch, rngs, tables, rules, params, addrs, seat, seed, co
     ``illegal_reward``, and with ``terminate`` the episode ends.  A deal that ends sets
     ``terms[i]`` and the learner's reward; with ``same_step`` its last observation goes to
     ``final_obs[i]`` and the next deal starts at once.  Writes ``obs`` and ``masks`` for every
-    deal.  ``addrs``: the policies' strategy functions (``functions``).  Returns -1, or the first deal whose policies gave an illegal answer (``err`` filled)."""
+    deal.  ``addrs``: the policies' strategy functions (``functions``).  Returns -1, or the first
+    deal whose policies gave an illegal answer (``err`` filled)."""
     fns = functions(addrs)
     n = sts.shape[0]
     for i in range(n):
