@@ -161,11 +161,13 @@ def test_the_examples_of_docs_environments_run(capsys):
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
-    assert len(blocks) == 3 and "tractor_sim/Tractor-v0" in blocks[0] and "EPISODES = 2000" in blocks[1]
+    assert len(blocks) == 4 and "tractor_sim/Tractor-v0" in blocks[0] and "EPISODES = 2000" in blocks[1]
+    assert "TractorVectorEnv(num_envs=1024" in blocks[3]
     for block in blocks:
-        exec(block.replace("EPISODES = 2000", "EPISODES = 5"), {})
+        exec(block.replace("EPISODES = 2000", "EPISODES = 5").replace("num_envs=1024", "num_envs=8"), {})
     out = capsys.readouterr().out
     assert "levels gained per deal, by seat:" in out and "reward of seat 0:" in out
+    assert "deals ended:" in out
 
 
 def test_an_episode_can_start_from_a_recorded_deal():
@@ -268,3 +270,38 @@ def test_observations_lie_within_their_bounds_and_card_rows_are_tight(game):
             assert space.contains(obs["observation"]), np.flatnonzero(
                 (obs["observation"] < space.low) | (obs["observation"] > space.high))[:5]
             e.step(None if term else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_parallel_env_is_the_turn_based_conversion_of_the_aec_env():
+    """PettingZoo's parallel checks pass; a deal played through parallel_env (only the active seat's
+    action counts) is the AEC environment's deal with the same actions."""
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
+
+    import tractor_sim.env as TE
+
+    parallel_api_test(TE.parallel_env(), num_cycles=400)
+    parallel_seed_test(lambda: TE.parallel_env(illegal="terminate"), num_cycles=200)
+    par = TE.parallel_env()
+    obs, _ = par.reset(seed=5)
+    rng, trajectory, totals = np.random.default_rng(0), [], {a: 0 for a in par.possible_agents}
+    active = next(a for a in par.agents if obs[a]["action_mask"].any())
+    while par.agents:
+        assert [a for a in par.agents if obs[a]["action_mask"].any()] == [active]  # one seat acts at a time
+        action = int(rng.choice(np.flatnonzero(obs[active]["action_mask"])))
+        trajectory.append((active, action))
+        actions = {a: (action if a == active else 0) for a in par.agents}  # the others' are ignored
+        obs, rewards, terms, _, infos = par.step(actions)
+        for a, r in rewards.items():
+            totals[a] += r
+        if all(terms.values()):
+            break
+        active = infos[par.agents[0]]["active_agent"]
+    aec = E.aec_env()
+    aec.reset(seed=5)
+    aec_totals = {a: 0 for a in aec.possible_agents}
+    for agent, action in trajectory:
+        assert aec.agent_selection == agent
+        aec.step(action)
+        for a, r in aec.rewards.items():
+            aec_totals[a] += r
+    assert aec.deal.state.over and totals == aec_totals and sum(totals.values()) == 0

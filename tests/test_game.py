@@ -232,3 +232,11 @@ def test_state_json_is_checked():
     good["version"] = 99
     with pytest.raises(ValueError, match="version 99"):
         State.from_json(json.dumps(good))
+
+
+def test_answer_of_refuses_a_search_policy_by_name():
+    """A search policy's resolved functions are its base policy's: answer_of would silently play the
+    base (the one-seat environment's others, a Python policy's ask()), so it refuses by name."""
+    state = State.new(seed=1)
+    with pytest.raises(ValueError, match="'search:basic:4' is a search policy"):
+        state.answer_of("search:basic:4")

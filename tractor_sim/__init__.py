@@ -21,7 +21,8 @@ def _register_with_gymnasium() -> None:
 
     gym = sys.modules.get("gymnasium")
     if gym is not None and hasattr(gym, "registry") and "tractor_sim/Tractor-v0" not in gym.registry:
-        gym.register(id="tractor_sim/Tractor-v0", entry_point="tractor_sim.play.env:TractorEnv")
+        gym.register(id="tractor_sim/Tractor-v0", entry_point="tractor_sim.play.env:TractorEnv",
+                     vector_entry_point="tractor_sim.play.vector:TractorVectorEnv")
 
 
 _register_with_gymnasium()

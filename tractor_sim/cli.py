@@ -695,6 +695,10 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"
     from tractor_sim.runs import firstrun
 
+    try:
+        A.check_policy(pol)  # before the search compiles: a Python policy or a bot is refused at once
+    except ValueError as e:
+        _fail(str(e))
     cold = firstrun.search_pending()
     if cold and not quiet:
         click.echo(cold, err=True)

@@ -611,6 +611,9 @@ class State:
             pols, params = _builtin_policy(self.game, policy)
         else:
             pols, params = self.game.resolve((policy, policy), modules)[:2]
+        if pols[0].search is not None:  # its functions are the base policy's: answering with them would hide it
+            raise ValueError(f"answer_of: {policy!r} is a search policy; its answers come from the search's own "
+                             "kernel (run, compare), not from one strategy call: give its base policy")
         d = DECISION_NAMES.index(turn.decision)
         views, scratch, rngs, _ = self._ws
         ST = self._k.state

@@ -56,13 +56,19 @@ def _cards(counts) -> str:
 
 
 def check_policy(policy) -> None:
-    """Analyze values a base policy's decisions: not a search's (its choices come from rollouts)."""
+    """Analyze values a base policy's decisions: not a search's (its choices come from rollouts), and
+    a compiled one: the search rolls it out at every seat inside the compiled kernel, thousands of
+    times a decision, which no Python policy or bot can be (checked before anything compiles)."""
     from tractor_sim.play import registry as strategy
 
     if S.is_search(policy):
         raise ValueError(f"analyze: {policy!r} is a search; give the policy to analyze, e.g. expert "
                          "(the search is what values its decisions)")
-    strategy.resolve_policy(policy)
+    resolved = strategy.resolve_policy(policy)
+    if resolved.player is not None:
+        raise ValueError(f"analyze: {resolved.player.describe()} is not compiled: the search rolls the policy out "
+                         "at every seat in compiled code (analyze and search take compiled policies; compare and "
+                         "run play it)")
 
 
 def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, rollouts: int = 1,
