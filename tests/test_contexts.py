@@ -149,7 +149,7 @@ def test_completing_a_table():
         "policy": "expert", "discard": "void", "name": "discard=void", "params": {"lead.y": 2, "follow.z": 3}}
     # a search context searches what the table leaves to it: never the studied decision
     assert CTX.complete({"discard": "void", "name": "v"}, "search:expert:8") == {
-        "policy": "search", "base": {"policy": "expert", "discard": "void", "name": "v"}, "worlds": "8", "name": "v",
+        "policy": "search", "base": {"policy": "expert", "discard": "void", "name": "v"}, "worlds": 8, "name": "v",
         "decisions": ["lead", "follow"]}
     assert CTX.complete({"lead": "pairs_first"}, {"policy": "search", "base": "basic", "worlds": 4})["decisions"] == [
         "discard", "follow"]

@@ -682,14 +682,13 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
 
     _load_strategies(modules)
     counts = {}
-    for option, text in (("--deals", deals), ("--worlds", worlds), ("--rollouts", rollouts),
-                         ("--max-candidates", max_candidates), ("--worst", worst)):
-        try:
-            counts[option] = int(text)
-        except ValueError:
-            _fail(f"{option}: expected a whole number, got {text!r}")
-    if counts["--worst"] < 0:
-        _fail(f"--worst: expected 0 or more, got {counts['--worst']}")
+    for key, text in (("deals", deals), ("worlds", worlds), ("rollouts", rollouts),
+                      ("max_candidates", max_candidates), ("worst", worst)):
+        option = "--" + key.replace("_", "-")
+        try:  # each read by its declaration (analyze.NUMBERS), named by its option
+            counts[option] = A.NUMBERS[key].within(name=option).parse(text, "option ")
+        except ValueError as e:
+            _fail(str(e))
     lv, rules = _levels_and_rules(levels, rules_json)
     pol = _policy_option(policy, "POLICY")
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"

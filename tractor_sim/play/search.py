@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tractor_sim.core.kernels import candidates as KC
+from tractor_sim.core.kernels import search as KS
 from tractor_sim.core.kernels.view import DECISIONS
+from tractor_sim.rules.fields import Choice, Flag, Shape, Table, Text, Whole, shown
 
 SEARCH = "search"
 ORACLE = "oracle"
@@ -37,8 +40,23 @@ DEFAULT_WORLDS = 32
 DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
-TABLE_KEYS = ("policy", "name", "base", "worlds", "rollouts", "max_candidates", "record", "decisions")
 SEARCHABLE = ("discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
+
+# A search's settings, each declared once (tractor_sim.rules.fields), with the compiled search's limits.
+SETTINGS = Table("a search policy table", (
+    Choice("policy", KINDS, "search: worlds sampled from the seat's knowledge; oracle: the true deal (cheats)"),
+    Text("name", "the name shown (default KIND:BASE:WORLDS[:ROLLOUTS][DECISIONS])", 200),
+    Shape("base", (str, dict), "a policy name or table", "the policy rolled out at every seat, and playing the "
+                                                         "decisions not searched (default expert)"),
+    Whole("worlds", 1, KS.MAX_WORLDS, "worlds per searched decision", "the stream keys leave room for these"),
+    Whole("rollouts", 1, KS.MAX_ROLLOUTS, "rollouts per world and candidate", "the stream keys leave room for these"),
+    Whole("max_candidates", 2, KC.MAX_CANDIDATES, "candidate plays per decision, at most",
+          "the rows of a candidate list"),
+    Flag("record", "play the base policy's own answers and record their regret (analyze)"),
+    Choice("decisions", SEARCHABLE, "the decisions searched (all by default)", many=True),
+), required=("policy",))
+TABLE_KEYS = tuple(SETTINGS.names)
+NAME_PARTS = ("policy", "base", "worlds", "rollouts")  # search:BASE:WORLDS:ROLLOUTS
 
 
 class SearchSpecError(ValueError):
@@ -62,8 +80,6 @@ class SearchSettings:
 
     def row(self) -> np.ndarray:
         """The team's row of the driver's settings (kernels.search SETTINGS)."""
-        from tractor_sim.core.kernels import search as KS
-
         row = np.zeros(KS.SS_FIELDS, dtype=np.int64)
         row[KS.SS_ON] = 1
         row[KS.SS_WORLDS] = self.worlds
@@ -82,66 +98,43 @@ def is_search(spec) -> bool:
     return isinstance(spec, dict) and isinstance(spec.get("policy"), str) and is_search(spec["policy"])
 
 
-def _whole(value, what: str, low: int, high: int) -> int:
-    if isinstance(value, str):
-        try:
-            value = int(value)
-        except ValueError:
-            raise SearchSpecError(f"{what}: expected a whole number from {low} to {high}, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise SearchSpecError(f"{what}: expected a whole number from {low} to {high}, got {value!r}")
-    return int(value)
-
-
-def _decisions(value, where: str) -> tuple:
-    """The decisions a table's ``decisions`` names, in SEARCHABLE's order; refused when empty or unknown."""
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not value or any(d not in SEARCHABLE for d in value):
-        raise SearchSpecError(f"{where}: decisions: expected a non-empty list of {', '.join(SEARCHABLE)}, "
-                              f"got {value!r}")
-    return tuple(d for d in SEARCHABLE if d in value)
-
-
 def _from_name(name: str) -> dict:
-    """The fields a name such as ``search:expert:32`` sets."""
+    """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations)."""
     parts = name.split(":")
     if len(parts) > 4 or any(not p for p in parts):
-        raise SearchSpecError(f"policy {name!r}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
+        raise SearchSpecError(f"policy {shown(name)}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
                               f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
-    return dict(zip(("policy", "base", "worlds", "rollouts"), parts))
+    table = dict(zip(NAME_PARTS, parts))
+    for key in ("worlds", "rollouts"):
+        if key in table:
+            table[key] = SETTINGS[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)
+    return table
 
 
 def parse(spec) -> tuple[object, SearchSettings, str]:
-    """(the base policy spec, the settings, a display name) of a search spec (``is_search``)."""
-    from tractor_sim.core.kernels import candidates as KC
-    from tractor_sim.core.kernels import search as KS
-
+    """(the base policy spec, the settings, a display name) of a search spec (``is_search``), every
+    field checked by its declaration (SETTINGS)."""
     if isinstance(spec, str):
         table = _from_name(spec)
     else:
-        for key in spec:
-            if key not in TABLE_KEYS:
-                raise SearchSpecError(f"search policy: unknown key {key!r}; expected {', '.join(TABLE_KEYS)}")
+        SETTINGS.check_keys(spec, "search policy: ", SearchSpecError)  # before the name's fields join them
         table = {**_from_name(spec["policy"]), **{k: v for k, v in spec.items() if k != "policy"}}
-    kind = table["policy"]
-    where = f"policy {kind!r}"
-    base = table.get("base", DEFAULT_BASE)
+    where = f"policy {table['policy']!r}: "
+    checked = SETTINGS.check(table, where, SearchSpecError)
+    kind = checked["policy"]
+    base = checked.get("base", DEFAULT_BASE)
     if is_search(base):
-        raise SearchSpecError(f"{where}: the base policy cannot itself be a search ({base!r})")
-    if not isinstance(base, (str, dict)):
-        raise SearchSpecError(f"{where}: base must be a policy name or table, got {base!r}")
+        raise SearchSpecError(f"{where}the base policy cannot itself be a search ({base!r})")
     settings = SearchSettings(
         kind=kind,
-        worlds=_whole(table.get("worlds", DEFAULT_WORLDS), f"{where}: worlds", 1, KS.MAX_WORLDS),
-        rollouts=_whole(table.get("rollouts", DEFAULT_ROLLOUTS), f"{where}: rollouts", 1, KS.MAX_ROLLOUTS),
-        max_candidates=_whole(table.get("max_candidates", DEFAULT_MAX_CANDIDATES), f"{where}: max_candidates", 2,
-                              KC.MAX_CANDIDATES),
-        record=bool(table.get("record", False)),
-        decisions=_decisions(table.get("decisions", SEARCHABLE), where),
+        worlds=checked.get("worlds", DEFAULT_WORLDS),
+        rollouts=checked.get("rollouts", DEFAULT_ROLLOUTS),
+        max_candidates=checked.get("max_candidates", DEFAULT_MAX_CANDIDATES),
+        record=checked.get("record", False),
+        decisions=checked.get("decisions", SEARCHABLE),
     )
     base_name = base if isinstance(base, str) else base.get("name") or base.get("policy") or "custom"
-    name = table.get("name") or f"{kind}:{base_name}:{settings.worlds}" + (
+    name = checked.get("name") or f"{kind}:{base_name}:{settings.worlds}" + (
         f":{settings.rollouts}" if settings.rollouts != DEFAULT_ROLLOUTS else "") + (
         f"[{','.join(settings.decisions)}]" if settings.decisions != SEARCHABLE else "")
     return base, settings, name
