@@ -198,8 +198,8 @@ class Shape:
 
 @dataclass(frozen=True)
 class Table:
-    """A table's fields, each declared once: ``check`` refuses anything but a table, an unknown key
-    (naming the closest declared one) and a missing required key, then checks every field present."""
+    """A table's fields, each declared once: ``check`` refuses anything but a table, an unknown field
+    (naming the closest declared one) and a missing required one, then checks every field present."""
 
     what: str  # the table as a message names it: "a search policy table"
     fields: tuple
@@ -225,8 +225,8 @@ class Table:
             raise error(f"{where}expected {self.what}, got {shown(data)}")
         for key in data:
             if key not in self.names:
-                raise error(f"{where}unknown key {shown(key)}{_closest(key, self.names)}; "
+                raise error(f"{where}unknown field {shown(key)}{_closest(key, self.names)}; "
                             f"expected some of {', '.join(self.names)}")
         for key in self.required:
             if key not in data:
-                raise error(f"{where}missing key {key!r} ({self[key].meaning or self[key].bounds})")
+                raise error(f"{where}missing field {key!r} ({self[key].meaning or self[key].bounds})")
