@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, WHOLE, Rules, RulesError
+from tractor_sim.rules import files
 
 
 class Failure(Exception):
@@ -143,14 +144,10 @@ def judge(file, explain, record_file, index, trick_no, no_check):
     else:
         name = getattr(file, "name", "<stdin>")
         name = "stdin" if name in ("<stdin>", "-") else name
-        try:
-            data = json.loads(file.read().decode("utf-8"))
-        except UnicodeDecodeError as e:
-            _fail(f"{name}: not UTF-8 text (byte {e.object[e.start]:#04x} at position {e.start})")
-        except json.JSONDecodeError as e:
-            _fail(f"{name}: input is not valid JSON: {e}")
-        except RecursionError:
-            _fail(f"{name}: the JSON is nested too deeply")
+        try:  # what the JSON holds is the referee's to check (referee.TRICK)
+            data = files.parse_json(files.decode(file.read(), name, "trick"), name, "trick", kind=None)
+        except ValueError as e:
+            _fail(str(e))
     try:
         out = referee.trick(**referee.check_json(data), explain=explain)
     except referee.RefereeError as e:  # the message names the field; say which input it is in
@@ -541,7 +538,6 @@ def export(run_dir, deal_spec, out, matchups, half):
     from tractor_sim.play import record as REC
     from tractor_sim.play import replay as R
 
-    from tractor_sim.rules import files
 
     try:
         manifest = files.read_json(Path(run_dir) / "manifest.json", "run manifest")
