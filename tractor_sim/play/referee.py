@@ -30,7 +30,7 @@ from tractor_sim.core.kernels import combos
 from tractor_sim.core.kernels import declare as D
 from tractor_sim.core.kernels.view import MAX_BID
 from tractor_sim.core.kernels.order import TRUMP
-from tractor_sim.rules.options import R_RANK_TRUMPS_NT, Rules, as_rules
+from tractor_sim.rules.options import R_RANK_TRUMPS_NT, Rules, RulesError, as_rules
 
 KIND_NAMES = {combos.KIND_SINGLE: "single", combos.KIND_PAIR: "pair", combos.KIND_TRACTOR: "tractor",
               combos.KIND_THROW: "throw"}
@@ -150,6 +150,10 @@ def check_json(data) -> dict:
     TRICK.check_keys(data, "", RefereeError)
     size = game_size({k: data[k] for k in GAME_FIELDS if k in data})
     data = TRICK.check(data, "", RefereeError, leader=_seat_field("leader", size.players))
+    try:
+        rules = as_rules(data.get("rules"))
+    except RulesError as e:
+        raise RefereeError(f"field 'rules': {e}") from None
     plays = data["plays"]
     total = sum(_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]", size) for i, p in enumerate(plays))
     if isinstance(total, np.ndarray) and (total > size.decks).any():
@@ -157,7 +161,7 @@ def check_json(data) -> dict:
         raise RefereeError(f"plays: card {card_str(bad)} is played {int(total[bad])} times in one trick; "
                            f"the {size.decks} decks hold it {'twice' if size.decks == 2 else f'{size.decks} times'}")
     return {"plays": plays, "trump": data["trump"], "hands": data.get("hands"), "leader": data.get("leader", 0),
-            "declarers": data.get("declarers", default_declarers(size)), "rules": data.get("rules"), "game": size}
+            "declarers": data.get("declarers", default_declarers(size)), "rules": rules, "game": size}
 
 
 def _counts(cards: list[int], field: str, size=sizes.STANDARD) -> np.ndarray:

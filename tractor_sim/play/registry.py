@@ -684,7 +684,10 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         base, settings, name = search.parse(spec)
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
-    resolved = resolve_policy(base, package, idle)
+    try:
+        resolved = resolve_policy(base, package, idle)
+    except StrategyError as e:
+        raise StrategyError(f"policy {shown(name)}: field 'base': {e}") from None
     if resolved.player is not None:
         raise StrategyError(f"policy {name!r}: a search rolls out its base policy in compiled code; "
                             f"{resolved.player.describe()} is not compiled (analyze and search take compiled "

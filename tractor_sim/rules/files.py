@@ -129,12 +129,16 @@ def read_npz(path, what: str, error=ValueError, names=(), finite: bool = True) -
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {name: archive[name] for name in archive.files}
+            unlisted = _unlisted(archive.zip)
     except Exception as e:  # noqa: BLE001 - zipfile, zlib, numpy's format and pickle refusals: many classes
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         if "allow_pickle" in first:
             raise error(f"{path}: the {what} holds an array of Python objects, which is never unpickled "
                         "(numbers only)") from None
         raise error(f"{path}: not a readable {what} (truncated or damaged .npz: {first})") from None
+    if unlisted is not None:
+        raise error(f"{path}: a damaged {what}: its directory does not match its members from byte {unlisted} "
+                    "(an array may be lost)")
     missing = [n for n in names if n not in arrays]
     if missing:
         raise error(f"{path}: the {what} has no array {missing[0]!r}; it holds {', '.join(arrays) or 'none'}")
@@ -157,3 +161,21 @@ def read_model(path, error=ValueError, names=()) -> dict:
             raise error(f"{path}: the {MODEL} has no field {missing[0]!r}")
         return data
     raise error(f"{path}: a {MODEL} is {' or '.join(MODEL_SUFFIXES)}, not {suffix or 'a file without a suffix'}")
+
+
+def _unlisted(archive) -> int | None:
+    """The first byte where a zip archive's members and its directory disagree (None: they agree):
+    a damaged directory can drop a member silently, which zipfile does not notice."""
+    import struct
+
+    infos = sorted(archive.infolist(), key=lambda i: i.header_offset)
+    end = infos[0].header_offset if infos else archive.start_dir
+    for info in infos:
+        if info.flag_bits & 0x08:  # sizes written after the data: not laid out to check here
+            return None
+        if info.header_offset != end:
+            return min(end, info.header_offset)
+        archive.fp.seek(info.header_offset + 26)
+        name_length, extra_length = struct.unpack("<HH", archive.fp.read(4))
+        end = info.header_offset + 30 + name_length + extra_length + info.compress_size
+    return None if end == archive.start_dir else min(end, archive.start_dir)
