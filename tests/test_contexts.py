@@ -166,6 +166,7 @@ def test_completing_a_table():
     ('contexts = ["search:expert:4"]\n[[matchup]]\na = {discard = "void", lead = "pairs_first", follow = "random"}\n'
      'b = {lead = "top_cards"}', "matchup[0].a names every decision"),
     ('contexts = ["basic", "nosuch"]', "in context 'nosuch'"),
+    ('contexts = ["search:expert:4:x"]', "bad.toml: contexts[0]: policy 'search:expert:4:x': field 'rollouts'"),
     ('contexts = ["basic"]\n[[matchup]]\na = {dicsard = "void"}\nb = "basic"',
      "matchup[0].a: unknown policy key 'dicsard' (did you mean 'discard'?)"),
 ])
