@@ -46,8 +46,16 @@ HEAVY = settings(max_examples=EXAMPLES // 10)  # a run, a report and an export p
 TALLY: dict[str, int] = {}  # generated cases per input kind (printed at the end with pytest -s)
 
 
+ENDED: dict[str, dict[str, int]] = {}  # how the cases of the declared tables ended: accepted or refused by name
+
+
 def _count(kind: str) -> None:
     TALLY[kind] = TALLY.get(kind, 0) + 1
+
+
+def _ended(kind: str, how: str) -> None:
+    ENDED.setdefault(kind, {}).setdefault(how, 0)
+    ENDED[kind][how] += 1
 
 
 def _run(args, input=None):
@@ -558,12 +566,14 @@ def test_search_tables_generated(case):
         resolved = S.resolve_policy(spec)
     except S.StrategyError as e:
         base = spec.get("base", SE.DEFAULT_BASE)
+        _ended("search settings", "refused, named")
         if "policy" in wrong:  # "search:" or "oracle:x:y:z:w": the name's parts
             assert str(e).startswith(f"policy {spec['policy']!r}"), str(e)
             return
         names_one_of(str(e), wrong or ["base"] + ([base] if isinstance(base, str) else []))
         assert wrong or base not in ("expert", "basic", "random", {"policy": "basic"}), str(e)  # a refused base
         return
+    _ended("search settings", "accepted")
     assert not wrong, (spec, wrong)  # everything outside its declaration is refused
     got = resolved.search
     for key in ("worlds", "rollouts", "max_candidates", "record"):
@@ -587,7 +597,9 @@ def test_search_names_generated(kind, base, numbers):
                        and allowed(SE.SETTINGS[key], int(text)))]
         assert bad or not base or base == "nosuch" or len(numbers) > 2 or "" in numbers, (name, str(e))
         names_one_of(str(e), bad + ["nosuch", name])
+        _ended("search settings", "refused, named")
         return
+    _ended("search settings", "accepted")
     for key, text in zip(("worlds", "rollouts"), numbers):
         assert getattr(resolved.search, key) == int(text)
 
@@ -596,15 +608,16 @@ def test_search_names_generated(kind, base, numbers):
 @given(st.fixed_dictionaries({key: st.one_of(whole_values(field).map(str), st.text(max_size=4))
                               for key, field in AN.NUMBERS.items()}))
 def test_analyze_numbers_generated(texts):
-    _count("analyze numbers")
     bad = [key for key, text in texts.items()
            if not (text.strip().lstrip("+-").isdigit() and text.isascii() and allowed(AN.NUMBERS[key], int(text)))]
     assume(bad)  # all of them inside: a whole analysis would run
+    _count("analyze numbers")
     args = ["analyze", "basic", "--quiet"]
     for key, text in texts.items():
         args += ["--" + key.replace("_", "-"), text]
     r = clean(_run(args), 2)
     assert r.exit_code == 2 and any(f"'--{key.replace('_', '-')}'" in r.output for key in bad), (bad, r.output)
+    _ended("analyze numbers", "refused, named")
 
 
 # ----------------------------------------------------------------------------- game sizes
@@ -620,7 +633,9 @@ def test_game_sizes_generated(case):
     except Z.GameSizeError as e:
         one_line(e, "gen")
         names_one_of(str(e), wrong or ["teams", "table"])  # 5 players in tractor teams; a table with a field
+        _ended("game sizes", "refused, named")
         return
+    _ended("game sizes", "accepted")
     assert not wrong, (table, wrong)
     assert size in Z.PLAYABLE
     for key in ("players", "decks", "teams"):
@@ -649,14 +664,18 @@ def test_judge_fields_generated(data):
             RF.check_json(trick)
         except RF.RefereeError as e:  # the size's fields first: an odd table of tractor teams names teams
             names_one_of(str(e), wrong + ["teams"] if wrong else RF.TRICK.names)
+            _ended("judge JSON", "refused, named (another size: checked, not judged)")
             return
         assert "leader" not in wrong, trick  # a leader beyond 4 players may be a seat of a larger game
+        _ended("judge JSON", "accepted (another size: checked, not judged)")
         return
     r = clean(_run(["judge", "-"], input=json.dumps(trick)), 2)
     if r.exit_code:
         names_one_of(r.output.strip().removeprefix("error: stdin: "), wrong or RF.TRICK.names + ["card", "rank"])
+        _ended("judge JSON", "exit 2, named")
     else:
         assert not wrong, (trick, wrong)
+        _ended("judge JSON", "exit 0")
 
 
 # ----------------------------------------------------------------------------- model files
@@ -716,7 +735,9 @@ def test_model_files_damaged(tmp_path_factory, data):
     except ValueError as e:
         one_line(e, path)
         assert how != "as_is", str(e)
+        _ended("model files", "refused, naming the file")
         return
+    _ended("model files", "read: the arrays as written")
     if path.suffix == ".json":
         assert got == {"w": [1, 2], "b": [0.5]}
         return
@@ -801,3 +822,5 @@ def test_the_heavier_tier():
 def teardown_module():
     """How many cases of each input kind were generated (shown with pytest -s)."""
     print("\ngenerated cases per input kind: " + ", ".join(f"{k} {v}" for k, v in sorted(TALLY.items())))
+    for kind, ends in sorted(ENDED.items()):
+        print(f"  {kind}: " + ", ".join(f"{how} {n}" for how, n in sorted(ends.items())))
