@@ -538,7 +538,6 @@ def export(run_dir, deal_spec, out, matchups, half):
     from tractor_sim.play import record as REC
     from tractor_sim.play import replay as R
 
-
     try:
         manifest = files.read_json(Path(run_dir) / "manifest.json", "run manifest")
     except ValueError as e:

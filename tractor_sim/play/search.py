@@ -119,7 +119,7 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
     else:
         SETTINGS.check_keys(spec, "search policy: ", SearchSpecError)  # before the name's fields join them
         table = {**_from_name(spec["policy"]), **{k: v for k, v in spec.items() if k != "policy"}}
-    where = f"policy {table['policy']!r}: "
+    where = f"policy {shown(table['policy'])}: "
     checked = SETTINGS.check(table, where, SearchSpecError)
     kind = checked["policy"]
     base = checked.get("base", DEFAULT_BASE)
