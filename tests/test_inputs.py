@@ -706,7 +706,8 @@ def test_model_files_damaged(tmp_path_factory, data):
     tmp = tmp_path_factory.mktemp("model")
     raw = _model_bytes(tmp, data.draw(st.booleans()))
     how = data.draw(st.sampled_from(["as_is", "truncate", "flip", "bytes", "zip_bytes", "empty", "directory",
-                                     "missing", "npy", "objects", "nan", "json", "json_bytes", "suffix"]))
+                                     "missing", "npy", "objects", "nan", "json", "json_bytes", "json_nan",
+                                     "suffix"]))
     path = tmp / "model.npz"
     if how == "as_is":
         path.write_bytes(raw)
@@ -730,10 +731,13 @@ def test_model_files_damaged(tmp_path_factory, data):
         np.savez(path, w=np.array([{"a": 1}, None], dtype=object))
     elif how == "nan":
         np.savez(path, **{**MODEL, "w": np.array([1.0, data.draw(NOT_FINITE)])})
-    elif how in ("json", "json_bytes"):
+    elif how in ("json", "json_bytes", "json_nan"):
         path = tmp / "model.json"
         text = json.dumps({"w": [1, 2], "b": [0.5]}).encode()
-        path.write_bytes(text if how == "json" else text[: data.draw(st.integers(0, len(text)))] +
+        if how == "json_nan":
+            text = text.replace(data.draw(st.sampled_from([b"1", b"2", b"0.5"])),
+                                data.draw(st.sampled_from([b"NaN", b"Infinity", b"-Infinity", b"1e999"])), 1)
+        path.write_bytes(text if how != "json_bytes" else text[: data.draw(st.integers(0, len(text)))] +
                          data.draw(st.binary(max_size=20)))
     elif how == "suffix":
         path = tmp / data.draw(st.sampled_from(["model.npy", "model", "model.pt", "model.NPZ.txt"]))
@@ -759,7 +763,7 @@ def test_model_file_errors_name_the_file_and_what_is_wrong(tmp_path):
              "empty": "the model file is empty", "truncated": "truncated or damaged .npz",
              "npy": "a single NumPy array (.npy)", "objects": "never unpickled",
              "nan": "array 'w' of the model file holds NaN or infinity", "no_w": "has no array 'w'",
-             "text": "not a model file"}
+             "text": "not a model file", "json_nan": "field 'w'[1] of the model file is NaN or infinity"}
     raw = _model_bytes(tmp_path, True)
     for how, words in cases.items():
         path = tmp_path / f"{how}.npz"
@@ -780,6 +784,9 @@ def test_model_file_errors_name_the_file_and_what_is_wrong(tmp_path):
             np.savez(path, v=np.zeros(2))
         elif how == "text":
             path.write_text("w = 1\n")
+        elif how == "json_nan":
+            path = tmp_path / "nan.json"
+            path.write_text('{"w": [1, NaN]}')
         with pytest.raises(ValueError) as e:
             files.read_model(path, names=("w",))
         assert str(e.value).startswith(str(path)) and words in str(e.value), (how, str(e.value))

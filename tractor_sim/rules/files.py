@@ -159,8 +159,26 @@ def read_model(path, error=ValueError, names=()) -> dict:
         missing = [n for n in names if n not in data]
         if missing:
             raise error(f"{path}: the {MODEL} has no field {missing[0]!r}")
+        try:
+            where = _not_finite(data)
+        except RecursionError:
+            raise error(f"{path}: the JSON is nested too deeply") from None
+        if where:
+            raise error(f"{path}: {where} of the {MODEL} is NaN or infinity (JSON's NaN, Infinity or 1e999)")
         return data
     raise error(f"{path}: a {MODEL} is {' or '.join(MODEL_SUFFIXES)}, not {suffix or 'a file without a suffix'}")
+
+
+def _not_finite(data, where: str = "") -> str:
+    """The first number in JSON ``data`` that is NaN or infinite, as a path ("field 'w'[3]"), or ""."""
+    if isinstance(data, float):
+        return "" if data == data and abs(data) != float("inf") else where or "the value"
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        found = _not_finite(value, f"{where}[{key!r}]" if where else f"field {key!r}")
+        if found:
+            return found
+    return ""
 
 
 def _unlisted(archive) -> int | None:
