@@ -236,7 +236,12 @@ def strategies(modules):
                "  search:BASE:WORLDS[:ROLLOUTS]  rolls out each candidate play in worlds sampled from the seat's "
                "knowledge (default search = search:expert:32)\n"
                "  oracle:BASE:WORLDS[:ROLLOUTS]  the same in the true deal: it sees every hand (cheating, an upper "
-               "bound)")
+               "bound)\n"
+               "  or a table {policy = \"search\", ...} of these fields:")
+    from tractor_sim.play.search import SETTINGS
+
+    for field in SETTINGS.fields:  # as declared, so the list is what is checked
+        click.echo(f"    {field.name} ({field.bounds}): {field.meaning}")
 
 
 def _load_strategies(modules):

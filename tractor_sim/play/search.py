@@ -48,11 +48,13 @@ SETTINGS = Table("a search policy table", (
     Text("name", "the name shown (default KIND:BASE:WORLDS[:ROLLOUTS][DECISIONS])", 200),
     Shape("base", (str, dict), "a policy name or table", "the policy rolled out at every seat, and playing the "
                                                          "decisions not searched (default expert)"),
-    Whole("worlds", 1, KS.MAX_WORLDS, "worlds per searched decision", "the stream keys leave room for these"),
-    Whole("rollouts", 1, KS.MAX_ROLLOUTS, "rollouts per world and candidate", "the stream keys leave room for these"),
-    Whole("max_candidates", 2, KC.MAX_CANDIDATES, "candidate plays per decision, at most",
-          "the rows of a candidate list"),
-    Flag("record", "play the base policy's own answers and record their regret (analyze)"),
+    Whole("worlds", 1, KS.MAX_WORLDS, f"worlds per searched decision (default {DEFAULT_WORLDS})",
+          "the stream keys leave room for these"),
+    Whole("rollouts", 1, KS.MAX_ROLLOUTS, f"rollouts per world and candidate (default {DEFAULT_ROLLOUTS})",
+          "the stream keys leave room for these"),
+    Whole("max_candidates", 2, KC.MAX_CANDIDATES,
+          f"candidate plays per decision, at most (default {DEFAULT_MAX_CANDIDATES})", "the rows of a candidate list"),
+    Flag("record", "play the base policy's own answers and record their regret (analyze; default false)"),
     Choice("decisions", SEARCHABLE, "the decisions searched (all by default)", many=True),
 ), required=("policy",))
 TABLE_KEYS = tuple(SETTINGS.names)
