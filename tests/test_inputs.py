@@ -518,7 +518,8 @@ def allowed(field, value) -> bool:
         return type(value) is bool
     if isinstance(field, Text):
         return type(value) is str and 0 < len(value.strip()) and len(value) <= field.longest and value.isprintable()
-    return type(value) in field.types
+    return type(value) in field.types and (type(value) is not list or
+                                           field.least <= len(value) <= (field.most or len(value)))
 
 
 @st.composite
@@ -661,7 +662,7 @@ def test_judge_fields_generated(data):
     """Each field of the judge's input (referee.TRICK) drawn from its declaration; the game size's
     fields too, judged without compiling another size (check_json) unless it is the 4-player game."""
     trick, wrong = data.draw(declared_tables(RF.TRICK, JUDGE_BASE, rarely=RF.GAME_FIELDS,
-                                             leader=RF._seat_field("leader", 4)))
+                                             **RF._narrowed(Z.STANDARD)))
     _count("judge JSON")
     size_given = {k: trick[k] for k in RF.GAME_FIELDS if k in trick}
     standard = size_given in ({}, {"players": 4}, {"decks": 2}, {"players": 4, "decks": 2}, {"teams": "tractor"},

@@ -615,7 +615,7 @@ def test_judge_reads_the_game_size_from_the_json():
     assert out["lead"] == {"kind": "triple", "units": [["AS", "AS", "AS"]]}
     assert out["legal"] == [True] * 6 and out["winner"] == 5 and out["points"] == 35
     assert "seat 5 wins: ruffs with trumps" in out["explain"][-1]
-    assert "6 card lists" in CliRunner().invoke(main, ["judge", "-"], input=json.dumps(
+    assert "field 'hands': 4 items; expected 6" in CliRunner().invoke(main, ["judge", "-"], input=json.dumps(
         dict(trick, hands=trick["hands"][:4]))).output
     for data, words in [
         (dict(trick, players=7), "even number of players"),

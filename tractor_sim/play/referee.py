@@ -127,16 +127,24 @@ GAME_FIELDS = ("players", "decks", "teams")
 # fields are the size's declarations (sizes.SIZE), and the leader's range depends on the players.
 TRICK = Table("a trick (a JSON object)", (
     Shape("trump", (dict,), '{"rank": "2", "suit": "H"} (suit null: no trump suit)', "the trump rank and suit"),
-    Shape("plays", (list, tuple), "a list of card lists in playing order, 1 per player at most",
-          "the trick so far, from the leader on"),
+    Shape("plays", (list, tuple), "card lists in playing order", "the trick so far, from the leader on", 1,
+          sizes.PLAYERS.stop - 1),
     SEAT.within(name="leader", meaning="the seat that leads the trick (default 0)"),
     Shape("declarers", (list, tuple), "a list of seats",
           "the declaring team's seats (default seat 0's); in Finding Friends the landlord's side so far"),
     Shape("hands", (list, tuple, type(None)), "a card list per seat, or null",
-          "the hands before the trick, by seat: with them throws and follows are checked"),
+          "the hands before the trick, by seat: with them throws and follows are checked", sizes.PLAYERS.start,
+          sizes.PLAYERS.stop - 1),
     Shape("rules", (dict, type(None)), 'an object of rule options, e.g. {"preset": "standard"}', "the rule options"),
     *(sizes.SIZE[name] for name in GAME_FIELDS),
 ), required=("trump", "plays"))
+
+
+def _narrowed(size: sizes.GameSize) -> dict:
+    """The fields of TRICK whose range the game's size sets: the leader a seat, a card list per player."""
+    n = size.players
+    return {"leader": _seat_field("leader", n), "plays": TRICK["plays"].within(most=n),
+            "hands": TRICK["hands"].within(least=n, most=n)}
 
 
 def check_json(data) -> dict:
@@ -149,7 +157,7 @@ def check_json(data) -> dict:
     """
     TRICK.check_keys(data, "", RefereeError)
     size = game_size({k: data[k] for k in GAME_FIELDS if k in data})
-    data = TRICK.check(data, "", RefereeError, leader=_seat_field("leader", size.players))
+    data = TRICK.check(data, "", RefereeError, **_narrowed(size))
     try:
         rules = as_rules(data.get("rules"))
     except RulesError as e:
@@ -314,16 +322,15 @@ def trick(plays, trump, hands=None, leader=0, declarers=None, rules=None, explai
     tt = table_for(trump, rules, size)
     sized = _kernels(size).combos
     n_seats, copies = size.players, size.decks
-    if not isinstance(plays, (list, tuple)) or not 1 <= len(plays) <= n_seats:
-        raise RefereeError(f"plays: expected 1 to {n_seats} card lists in playing order")
-    leader = _seat(leader, "leader", n_seats)
+    fields = _narrowed(size)  # the declarations check_json holds a JSON trick to
+    plays = fields["plays"].check(plays, "field ", RefereeError)
+    leader = fields["leader"].check(leader, "field ", RefereeError)
     side = _declarers(default_declarers(size) if declarers is None else declarers, size)
     seats = [(leader + i) % n_seats for i in range(len(plays))]
     play_counts = [_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]", size) for i, p in enumerate(plays)]
     hand_counts = None
     if hands is not None:
-        if not isinstance(hands, (list, tuple)) or len(hands) != n_seats:
-            raise RefereeError(f"hands: expected {n_seats} card lists, by seat")
+        fields["hands"].check(hands, "field ", RefereeError)
         hand_counts = [_counts(_cards(h, f"hands[{i}]"), f"hands[{i}]", size) for i, h in enumerate(hands)]
         if (sum(hand_counts) > copies).any():
             bad = card_str(int(np.argmax(sum(hand_counts) > copies)))

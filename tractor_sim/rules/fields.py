@@ -179,17 +179,29 @@ class Text:
 @dataclass(frozen=True)
 class Shape:
     """A field whose content its own parser reads (cards, a policy, rule options): declared here for
-    its key, its meaning and its JSON type (``types``, described by ``expects``), which ``check`` holds."""
+    its key, its meaning and its JSON type (``types``, described by ``expects``), which ``check`` holds,
+    and for a list its length (``least`` to ``most`` items)."""
 
     name: str
     types: tuple
     expects: str
     meaning: str = ""
+    least: int = 0
+    most: int | None = None
 
     def check(self, value, where: str = "", error=ValueError):
+        field = _label(where, self.name)
         if isinstance(value, bool) and bool not in self.types or not isinstance(value, self.types):
-            raise error(f"{_label(where, self.name)}: expected {self.expects}, got {shown(value)}")
+            raise error(f"{field}: expected {self.expects}, got {shown(value)}")
+        if isinstance(value, (list, tuple)) and not self.least <= len(value) <= (self.most or len(value)):
+            count = f"{self.least}" if self.least == self.most else \
+                f"{self.least} to {self.most}" if self.most is not None else f"at least {self.least}"
+            raise error(f"{field}: {len(value)} items; expected {count} ({self.expects})")
         return value
+
+    def within(self, **changes) -> Shape:
+        """This declaration with a length known only from another field (a card list per player)."""
+        return replace(self, **changes)
 
     @property
     def bounds(self) -> str:
