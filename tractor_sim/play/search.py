@@ -23,12 +23,11 @@ bound of what the search can gain, never a player to compare fairly.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
-from tractor_sim.core.kernels import candidates as KC
-from tractor_sim.core.kernels import search as KS
 from tractor_sim.core.kernels.view import DECISIONS
 from tractor_sim.rules.fields import Choice, Flag, Shape, Table, Text, Whole, shown
 
@@ -42,22 +41,36 @@ DEFAULT_MAX_CANDIDATES = 32
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
 SEARCHABLE = ("discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
 
-# A search's settings, each declared once (tractor_sim.rules.fields), with the compiled search's limits.
-SETTINGS = Table("a search policy table", (
-    Choice("policy", KINDS, "search: worlds sampled from the seat's knowledge; oracle: the true deal (cheats)"),
-    Text("name", "the name shown (default KIND:BASE:WORLDS[:ROLLOUTS][DECISIONS])", 200),
-    Shape("base", (str, dict), "a policy name or table", "the policy rolled out at every seat, and playing the "
-                                                         "decisions not searched (default expert)"),
-    Whole("worlds", 1, KS.MAX_WORLDS, f"worlds per searched decision (default {DEFAULT_WORLDS})",
-          "the stream keys leave room for these"),
-    Whole("rollouts", 1, KS.MAX_ROLLOUTS, f"rollouts per world and candidate (default {DEFAULT_ROLLOUTS})",
-          "the stream keys leave room for these"),
-    Whole("max_candidates", 2, KC.MAX_CANDIDATES,
-          f"candidate plays per decision, at most (default {DEFAULT_MAX_CANDIDATES})", "the rows of a candidate list"),
-    Flag("record", "play the base policy's own answers and record their regret (analyze; default false)"),
-    Choice("decisions", SEARCHABLE, "the decisions searched (all by default)", many=True),
-), required=("policy",))
-TABLE_KEYS = tuple(SETTINGS.names)
+@functools.cache
+def _settings() -> Table:
+    """A search's settings, each declared once (tractor_sim.rules.fields), with the compiled search's
+    limits: ``SETTINGS``, built at its first use (the limits' modules need not load when a command starts)."""
+    from tractor_sim.core.kernels import candidates as KC
+    from tractor_sim.core.kernels import search as KS
+
+    return Table("a search policy table", (
+        Choice("policy", KINDS, "search: worlds sampled from the seat's knowledge; oracle: the true deal (cheats)"),
+        Text("name", "the name shown (default KIND:BASE:WORLDS[:ROLLOUTS][DECISIONS])", 200),
+        Shape("base", (str, dict), "a policy name or table", "the policy rolled out at every seat, and playing "
+                                                             "the decisions not searched (default expert)"),
+        Whole("worlds", 1, KS.MAX_WORLDS, f"worlds per searched decision (default {DEFAULT_WORLDS})",
+              "the stream keys leave room for these"),
+        Whole("rollouts", 1, KS.MAX_ROLLOUTS, f"rollouts per world and candidate (default {DEFAULT_ROLLOUTS})",
+              "the stream keys leave room for these"),
+        Whole("max_candidates", 2, KC.MAX_CANDIDATES,
+              f"candidate plays per decision, at most (default {DEFAULT_MAX_CANDIDATES})",
+              "the rows of a candidate list"),
+        Flag("record", "play the base policy's own answers and record their regret (analyze; default false)"),
+        Choice("decisions", SEARCHABLE, "the decisions searched (all by default)", many=True),
+    ), required=("policy",))
+
+
+def __getattr__(name: str):
+    if name == "SETTINGS":
+        return _settings()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 NAME_PARTS = ("policy", "base", "worlds", "rollouts")  # search:BASE:WORLDS:ROLLOUTS
 
 
@@ -82,6 +95,8 @@ class SearchSettings:
 
     def row(self) -> np.ndarray:
         """The team's row of the driver's settings (kernels.search SETTINGS)."""
+        from tractor_sim.core.kernels import search as KS
+
         row = np.zeros(KS.SS_FIELDS, dtype=np.int64)
         row[KS.SS_ON] = 1
         row[KS.SS_WORLDS] = self.worlds
@@ -109,7 +124,7 @@ def _from_name(name: str) -> dict:
     table = dict(zip(NAME_PARTS, parts))
     for key in ("worlds", "rollouts"):
         if key in table:
-            table[key] = SETTINGS[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)
+            table[key] = _settings()[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)
     return table
 
 
@@ -119,10 +134,10 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
     if isinstance(spec, str):
         table = _from_name(spec)
     else:
-        SETTINGS.check_keys(spec, "search policy: ", SearchSpecError)  # before the name's fields join them
+        _settings().check_keys(spec, "search policy: ", SearchSpecError)  # before the name's fields join them
         table = {**_from_name(spec["policy"]), **{k: v for k, v in spec.items() if k != "policy"}}
     where = f"policy {shown(table['policy'])}: "
-    checked = SETTINGS.check(table, where, SearchSpecError)
+    checked = _settings().check(table, where, SearchSpecError)
     kind = checked["policy"]
     base = checked.get("base", DEFAULT_BASE)
     if is_search(base):
