@@ -208,6 +208,7 @@ def test_strategies_and_rules_listings():
     assert r.exit_code == 0
     for name in ("threshold", "bury_points", "safe_throw", "ruff_points", "basic", "expert", "random"):
         assert name in r.output
+    assert "worlds (from 1 to 4096): worlds per searched decision (default 32)" in r.output  # search.SETTINGS
     r = _run(["rules"])
     assert r.exit_code == 0 and "standard" in r.output and "kitty_multiplier" in r.output
 

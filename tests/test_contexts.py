@@ -149,7 +149,7 @@ def test_completing_a_table():
         "policy": "expert", "discard": "void", "name": "discard=void", "params": {"lead.y": 2, "follow.z": 3}}
     # a search context searches what the table leaves to it: never the studied decision
     assert CTX.complete({"discard": "void", "name": "v"}, "search:expert:8") == {
-        "policy": "search", "base": {"policy": "expert", "discard": "void", "name": "v"}, "worlds": "8", "name": "v",
+        "policy": "search", "base": {"policy": "expert", "discard": "void", "name": "v"}, "worlds": 8, "name": "v",
         "decisions": ["lead", "follow"]}
     assert CTX.complete({"lead": "pairs_first"}, {"policy": "search", "base": "basic", "worlds": 4})["decisions"] == [
         "discard", "follow"]
@@ -166,6 +166,7 @@ def test_completing_a_table():
     ('contexts = ["search:expert:4"]\n[[matchup]]\na = {discard = "void", lead = "pairs_first", follow = "random"}\n'
      'b = {lead = "top_cards"}', "matchup[0].a names every decision"),
     ('contexts = ["basic", "nosuch"]', "in context 'nosuch'"),
+    ('contexts = ["search:expert:4:x"]', "bad.toml: contexts[0]: policy 'search:expert:4:x': field 'rollouts'"),
     ('contexts = ["basic"]\n[[matchup]]\na = {dicsard = "void"}\nb = "basic"',
      "matchup[0].a: unknown policy key 'dicsard' (did you mean 'discard'?)"),
 ])

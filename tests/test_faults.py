@@ -430,6 +430,20 @@ def test_a_strategy_defined_without_a_file_is_fingerprinted_by_its_code():
     assert a["file"] == "<__no_such_module__>" and a["sha256"] != b["sha256"]
 
 
+def test_a_search_budget_is_in_the_fingerprint():
+    """A resume with another search budget, or the search's base alone, is refused by name, not mixed:
+    the strategies and parameters are the base's in all three."""
+    from tractor_sim.runs import experiment as X
+    from tractor_sim.runs.fingerprint import differences, of_run
+
+    runs = [of_run(X.from_dict({"name": "t", "matchup": [{"a": a, "b": "basic", "name": "m"}]}, "t.toml"))
+            for a in ("search:expert:8", "search:expert:64", "expert", {"policy": "search", "decisions": "lead",
+                                                                          "worlds": 8})]
+    for i, one in enumerate(runs):
+        for other in runs[i + 1:]:
+            assert differences(one, other) and any("search" in d for d in differences(one, other))
+
+
 @pytest.mark.parametrize("body, named", [
     ("import sys\nsys.exit(3)\n", "called sys.exit(3)"),
     ("raise RuntimeError('boom at import')\n", "boom at import"),

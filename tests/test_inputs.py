@@ -19,6 +19,7 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import assume, given, settings
@@ -26,9 +27,15 @@ from hypothesis import strategies as st
 
 from tractor_sim.cli import main
 from tractor_sim.play import record as REC
+from tractor_sim.play import referee as RF
 from tractor_sim.play import registry as S
+from tractor_sim.play import search as SE
 from tractor_sim.play.game import State, StateError
+from tractor_sim.rules import files
+from tractor_sim.rules import sizes as Z
+from tractor_sim.rules.fields import Choice, Flag, Shape, Text, Whole, shown
 from tractor_sim.rules.options import CHOICES, WHOLE, Rules, RulesError
+from tractor_sim.runs import analyze as AN
 from tractor_sim.runs import experiment as X
 
 S.load_builtins()
@@ -39,8 +46,16 @@ HEAVY = settings(max_examples=EXAMPLES // 10)  # a run, a report and an export p
 TALLY: dict[str, int] = {}  # generated cases per input kind (printed at the end with pytest -s)
 
 
+ENDED: dict[str, dict[str, int]] = {}  # how the cases of the declared tables ended: accepted or refused by name
+
+
 def _count(kind: str) -> None:
     TALLY[kind] = TALLY.get(kind, 0) + 1
+
+
+def _ended(kind: str, how: str) -> None:
+    ENDED.setdefault(kind, {}).setdefault(how, 0)
+    ENDED[kind][how] += 1
 
 
 def _run(args, input=None):
@@ -457,6 +472,352 @@ def test_run_directory_files_damaged(tmp_path_factory, finished, data):
     assert not (work / "run" / ".lock").exists()
 
 
+# ----------------------------------------------------------------------------- tables of declared fields
+# Values for any declared field (tractor_sim.rules.fields), and whether a value is allowed, judged here
+# from the declaration's bounds alone (not by its check): the oracle the tables' checks are held to.
+
+SAMPLES = {  # sensible values of the fields whose content their own parsers read (Shape)
+    "base": ["expert", "basic", "random", {"policy": "basic"}, "search", "oracle:basic", "nosuch"],
+    "trump": [{"rank": "2", "suit": "H"}, {"rank": "A", "suit": None}, {"rank": "Z", "suit": "H"}, {"suit": "H"}],
+    "plays": [[["AS"]], [["AS"], ["3S"]], [["AS"], ["3S"], ["BJ"], ["KS"]], [], [["AS"]] * 5, [["ZZ"]]],
+    "declarers": [[0, 2], [1, 3], [0, 1], [], [0, 2, 4], [0, 9], [True, 2]],
+    "hands": [None, [["AS", "KS"], ["3S"], ["BJ"], ["KS"]], [["AS"]], [[], [], [], []]],
+    "rules": [None, {}, {"throw_penalty": 5}, {"throw_penalty": 101}, {"nosuch": 1}],
+}
+
+
+def declared(field, name_samples=SAMPLES):
+    """Values for one declared field: inside, at and past both ends, of the wrong type, not finite, huge."""
+    if isinstance(field, Whole):
+        return whole_values(field)
+    if isinstance(field, Choice):
+        inside = st.sampled_from(field.options)
+        if field.many:
+            inside = st.one_of(inside, st.lists(inside, min_size=1, max_size=4), st.just([]),
+                               st.lists(st.sampled_from([*field.options, "bid", "x"]), max_size=3))
+        return st.one_of(inside, st.text(max_size=10), WRONG, NOT_FINITE)
+    if isinstance(field, Flag):
+        return st.one_of(st.booleans(), st.integers(0, 1), st.sampled_from(["true", "no"]), WRONG)
+    if isinstance(field, Text):
+        return st.one_of(st.text(max_size=field.longest + 20), st.just("x" * (field.longest + 1)), WRONG)
+    assert isinstance(field, Shape), field
+    return st.one_of(st.sampled_from(name_samples[field.name]), WRONG, NOT_FINITE, HUGE)
+
+
+def allowed(field, value) -> bool:
+    """Whether ``value`` is inside ``field``'s declaration, from its bounds alone."""
+    if isinstance(field, Whole):
+        return type(value) is int and field.low <= value <= field.high
+    if isinstance(field, Choice):
+        if field.many:
+            values = [value] if isinstance(value, str) else value
+            return type(values) is list and len(values) > 0 and all(type(v) is str and v in field.options
+                                                                    for v in values)
+        return type(value) is str and value in field.options
+    if isinstance(field, Flag):
+        return type(value) is bool
+    if isinstance(field, Text):
+        return type(value) is str and 0 < len(value.strip()) and len(value) <= field.longest and value.isprintable()
+    return type(value) in field.types and (type(value) is not list or
+                                           field.least <= len(value) <= (field.most or len(value)))
+
+
+@st.composite
+def declared_tables(draw, table, base, samples=SAMPLES, rarely=(), **narrowed):
+    """``base`` (a valid table) with some fields redrawn from their declarations, some dropped, maybe an
+    unknown one; returns (the table, the names an error may give: the fields outside their
+    declarations, dropped required ones, the unknown key; empty when every field is allowed).
+    The fields ``rarely`` are changed in one table of six (another game size: a compile)."""
+    data = dict(base)
+    wrong = []
+    for f in table.fields:
+        how = draw(st.sampled_from(["keep"] * (30 if f.name in rarely else 4) + ["draw", "drop"]))
+        if how == "drop":
+            data.pop(f.name, None)
+            if f.name in table.required:
+                wrong.append(f.name)
+        elif how == "draw":
+            data[f.name] = draw(declared(f, samples))
+            if not allowed(narrowed.get(f.name, f), data[f.name]):
+                wrong.append(f.name)
+    if draw(st.booleans()) and draw(st.booleans()):
+        key = draw(st.sampled_from(["wolrds", "leeder", "x", ""]))
+        data[key] = 1
+        wrong.append(key)
+    return data, wrong
+
+
+def _decimal(text: str):
+    """``text`` as a whole number when it is one written in ASCII digits (a sign allowed), else None."""
+    body = text.strip()
+    digits = body[1:] if body[:1] in ("+", "-") else body
+    return int(body) if digits.isascii() and digits.isdigit() else None
+
+
+def names_one_of(text: str, names) -> None:
+    assert "\n" not in text and text, text
+    assert not names or any(shown(n) in text or f"{n}{sep}" in text for n in names for sep in (":", "[", " =")), \
+        (names, text)
+
+
+# ----------------------------------------------------------------------------- search settings
+
+SEARCH_BASE = {"policy": "oracle", "base": "basic", "worlds": 4}
+
+
+@SOME
+@given(declared_tables(SE.SETTINGS, SEARCH_BASE))
+def test_search_tables_generated(case):
+    spec, wrong = case
+    assume(SE.is_search(spec))  # a table without a search's policy is another kind of policy table
+    _count("search settings")
+    try:
+        resolved = S.resolve_policy(spec)
+    except S.StrategyError as e:
+        base = spec.get("base", SE.DEFAULT_BASE)
+        _ended("search settings", "refused, named")
+        if "policy" in wrong:  # "search:" or "oracle:x:y:z:w": the name's parts
+            assert str(e).startswith(f"policy {spec['policy']!r}"), str(e)
+            return
+        names_one_of(str(e), wrong or ["base"] + ([base] if isinstance(base, str) else []))
+        assert wrong or base not in ("expert", "basic", "random", {"policy": "basic"}), str(e)  # a refused base
+        return
+    _ended("search settings", "accepted")
+    assert not wrong, (spec, wrong)  # everything outside its declaration is refused
+    got = resolved.search
+    for key in ("worlds", "rollouts", "max_candidates", "record"):
+        assert getattr(got, key) == spec.get(key, getattr(SE.SearchSettings("x"), key))
+    decisions = spec.get("decisions", SE.SEARCHABLE)
+    assert set(got.decisions) == ({decisions} if isinstance(decisions, str) else set(decisions))
+
+
+@SOME
+@given(st.sampled_from(SE.KINDS), st.sampled_from(["expert", "basic", "", "nosuch"]),
+       st.lists(st.one_of(whole_values(SE.SETTINGS["worlds"]).map(str), st.text(max_size=5),
+                          st.sampled_from(["+8", "-1", "+-5", " 7 ", "٣", "8.0", "1e3"])), max_size=3))
+def test_search_names_generated(kind, base, numbers):
+    _count("search settings")
+    name = ":".join([kind, base, *numbers]) if base or numbers else kind
+    try:
+        resolved = S.resolve_policy(name)
+    except S.StrategyError as e:
+        one_line(e)
+        bad = [key for key, text in zip(("worlds", "rollouts"), numbers)
+               if _decimal(text) is None or not allowed(SE.SETTINGS[key], _decimal(text))]
+        assert bad or not base or base == "nosuch" or len(numbers) > 2 or "" in numbers, (name, str(e))
+        names_one_of(str(e), bad + ["nosuch", name])
+        _ended("search settings", "refused, named")
+        return
+    _ended("search settings", "accepted")
+    for key, text in zip(("worlds", "rollouts"), numbers):
+        assert getattr(resolved.search, key) == _decimal(text)
+
+
+@FEW
+@given(st.fixed_dictionaries({key: st.one_of(whole_values(field).map(str), st.text(max_size=4))
+                              for key, field in AN.NUMBERS.items()}))
+def test_analyze_numbers_generated(texts):
+    bad = [key for key, text in texts.items() if _decimal(text) is None or not allowed(AN.NUMBERS[key], _decimal(text))]
+    assume(bad)  # all of them inside: a whole analysis would run
+    _count("analyze numbers")
+    args = ["analyze", "basic", "--quiet"]
+    for key, text in texts.items():
+        args += ["--" + key.replace("_", "-"), text]
+    r = clean(_run(args), 2)
+    assert r.exit_code == 2 and any(f"'--{key.replace('_', '-')}'" in r.output for key in bad), (bad, r.output)
+    _ended("analyze numbers", "refused, named")
+
+
+# ----------------------------------------------------------------------------- game sizes
+
+
+@SOME
+@given(declared_tables(Z.SIZE, {}))
+def test_game_sizes_generated(case):
+    _count("game sizes")
+    table, wrong = case
+    try:
+        size = Z.GameSize.of(table, "gen")
+    except Z.GameSizeError as e:
+        one_line(e, "gen")
+        names_one_of(str(e), wrong or ["teams", "table"])  # 5 players in tractor teams; a table with a field
+        _ended("game sizes", "refused, named")
+        return
+    _ended("game sizes", "accepted")
+    assert not wrong, (table, wrong)
+    assert size in Z.PLAYABLE
+    for key in ("players", "decks", "teams"):
+        if key in table:
+            assert getattr(size, key) == table[key]
+
+
+# ----------------------------------------------------------------------------- judge JSON by declaration
+
+JUDGE_BASE = {"trump": {"rank": "2", "suit": "H"}, "plays": [["AS"], ["3S"], ["BJ"], ["KS"]], "leader": 0}
+
+
+@SOME
+@given(st.data())
+def test_judge_fields_generated(data):
+    """Each field of the judge's input (referee.TRICK) drawn from its declaration; the game size's
+    fields too, judged without compiling another size (check_json) unless it is the 4-player game."""
+    trick, wrong = data.draw(declared_tables(RF.TRICK, JUDGE_BASE, rarely=RF.GAME_FIELDS,
+                                             **RF._narrowed(Z.STANDARD)))
+    _count("judge JSON")
+    size_given = {k: trick[k] for k in RF.GAME_FIELDS if k in trick}
+    standard = size_given in ({}, {"players": 4}, {"decks": 2}, {"players": 4, "decks": 2}, {"teams": "tractor"},
+                              {"players": 4, "teams": "tractor"}, {"players": 4, "decks": 2, "teams": "tractor"},
+                              {"decks": 2, "teams": "tractor"})
+    if not standard:
+        try:
+            RF.check_json(trick)
+        except RF.RefereeError as e:  # the size's fields first: an odd table of tractor teams names teams
+            names_one_of(str(e), wrong + ["teams"] if wrong else RF.TRICK.names)
+            _ended("judge JSON", "refused, named (another size: checked, not judged)")
+            return
+        assert "leader" not in wrong, trick  # a leader beyond 4 players may be a seat of a larger game
+        _ended("judge JSON", "accepted (another size: checked, not judged)")
+        return
+    r = clean(_run(["judge", "-"], input=json.dumps(trick)), 2)
+    if r.exit_code:
+        names_one_of(r.output.strip().removeprefix("error: stdin: "), wrong or RF.TRICK.names + ["card", "rank"])
+        _ended("judge JSON", "exit 2, named")
+    else:
+        assert not wrong, (trick, wrong)
+        _ended("judge JSON", "exit 0")
+
+
+# ----------------------------------------------------------------------------- model files
+
+MODEL = {"w": np.arange(12.0).reshape(3, 4), "b": np.zeros(4), "n": np.arange(5, dtype=np.int64)}
+
+
+def _model_bytes(tmp, compressed: bool) -> bytes:
+    path = tmp / "m.npz"
+    (np.savez_compressed if compressed else np.savez)(path, **MODEL)
+    return path.read_bytes()
+
+
+@SOME
+@given(st.data())
+def test_model_files_damaged(tmp_path_factory, data):
+    """A model file read by rules.files.read_model, damaged in every way generated: the arrays as
+    written, or one line naming the file; never a traceback or an unnamed error."""
+    _count("model files")
+    tmp = tmp_path_factory.mktemp("model")
+    raw = _model_bytes(tmp, data.draw(st.booleans()))
+    how = data.draw(st.sampled_from(["as_is", "truncate", "flip", "bytes", "zip_bytes", "empty", "directory",
+                                     "missing", "npy", "objects", "nan", "json", "json_bytes", "json_nan",
+                                     "suffix"]))
+    path = tmp / "model.npz"
+    if how == "as_is":
+        path.write_bytes(raw)
+    elif how == "truncate":
+        path.write_bytes(raw[: data.draw(st.integers(0, len(raw) - 1))])
+    elif how == "flip":
+        i = data.draw(st.integers(0, len(raw) - 1))
+        path.write_bytes(raw[:i] + bytes([raw[i] ^ data.draw(st.integers(1, 255))]) + raw[i + 1:])
+    elif how == "bytes":
+        path.write_bytes(data.draw(st.binary(max_size=300)))
+    elif how == "zip_bytes":
+        path.write_bytes(b"PK\x03\x04" + data.draw(st.binary(max_size=300)))
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "directory":
+        path.mkdir()
+    elif how == "npy":
+        np.save(tmp / "one.npy", MODEL["w"])
+        (tmp / "one.npy").rename(path)
+    elif how == "objects":
+        np.savez(path, w=np.array([{"a": 1}, None], dtype=object))
+    elif how == "nan":
+        np.savez(path, **{**MODEL, "w": np.array([1.0, data.draw(NOT_FINITE)])})
+    elif how in ("json", "json_bytes", "json_nan"):
+        path = tmp / "model.json"
+        text = json.dumps({"w": [1, 2], "b": [0.5]}).encode()
+        if how == "json_nan":
+            text = text.replace(data.draw(st.sampled_from([b"1", b"2", b"0.5"])),
+                                data.draw(st.sampled_from([b"NaN", b"Infinity", b"-Infinity", b"1e999"])), 1)
+        path.write_bytes(text if how != "json_bytes" else text[: data.draw(st.integers(0, len(text)))] +
+                         data.draw(st.binary(max_size=20)))
+    elif how == "suffix":
+        path = tmp / data.draw(st.sampled_from(["model.npy", "model", "model.pt", "model.NPZ.txt"]))
+        path.write_bytes(raw)
+    try:
+        got = files.read_model(path, names=("w",))
+    except ValueError as e:
+        one_line(e, path)
+        assert how != "as_is", str(e)
+        _ended("model files", "refused, naming the file")
+        return
+    _ended("model files", "read: the arrays as written")
+    if path.suffix == ".json":
+        assert got == {"w": [1, 2], "b": [0.5]}
+        return
+    assert how in ("as_is", "flip"), how  # a flip the archive's checks let through reads the same arrays
+    assert set(got) == set(MODEL) and all(np.array_equal(got[k], MODEL[k]) and got[k].dtype == MODEL[k].dtype
+                                          for k in MODEL), got
+
+
+def test_model_file_errors_name_the_file_and_what_is_wrong(tmp_path):
+    cases = {"missing": "no such model file", "directory": "a directory, not a model file",
+             "empty": "the model file is empty", "truncated": "truncated or damaged .npz",
+             "npy": "a single NumPy array (.npy)", "objects": "never unpickled",
+             "nan": "array 'w' of the model file holds NaN or infinity", "no_w": "has no array 'w'",
+             "text": "not a model file", "json_nan": "field 'w'[1] of the model file is NaN or infinity"}
+    raw = _model_bytes(tmp_path, True)
+    for how, words in cases.items():
+        path = tmp_path / f"{how}.npz"
+        if how == "directory":
+            path.mkdir()
+        elif how == "empty":
+            path.write_bytes(b"")
+        elif how == "truncated":
+            path.write_bytes(raw[: len(raw) - 30])
+        elif how == "npy":
+            np.save(tmp_path / "a.npy", MODEL["w"])
+            (tmp_path / "a.npy").rename(path)
+        elif how == "objects":
+            np.savez(path, w=np.array([None], dtype=object))
+        elif how == "nan":
+            np.savez(path, w=np.array([np.nan]))
+        elif how == "no_w":
+            np.savez(path, v=np.zeros(2))
+        elif how == "text":
+            path.write_text("w = 1\n")
+        elif how == "json_nan":
+            path = tmp_path / "nan.json"
+            path.write_text('{"w": [1, NaN]}')
+        with pytest.raises(ValueError) as e:
+            files.read_model(path, names=("w",))
+        assert str(e.value).startswith(str(path)) and words in str(e.value), (how, str(e.value))
+    np.savez(tmp_path / "ok.npz", **MODEL)
+    assert set(files.read_model(tmp_path / "ok.npz", names=("w",))) == set(MODEL)
+
+
+@pytest.mark.slow
+def test_every_byte_of_a_model_file_flipped(tmp_path):
+    """Each byte of a stored and of a compressed .npz model, flipped three ways: the arrays as written,
+    or one line naming the file; nothing else (a damaged zip directory that drops an array included)."""
+    ends = {"same": 0, "refused": 0}
+    for compressed in (False, True):
+        raw = _model_bytes(tmp_path, compressed)
+        path = tmp_path / "flipped.npz"
+        for i in range(len(raw)):
+            for bits in (0x01, 0x80, 0xFF):
+                path.write_bytes(raw[:i] + bytes([raw[i] ^ bits]) + raw[i + 1:])
+                try:
+                    got = files.read_model(path, names=("w",))
+                except ValueError as e:
+                    one_line(e, path)
+                    ends["refused"] += 1
+                    continue
+                assert set(got) == set(MODEL) and all(np.array_equal(got[k], MODEL[k]) and
+                                                      got[k].dtype == MODEL[k].dtype for k in MODEL), (i, bits)
+                ends["same"] += 1
+    print(f"\nevery byte of two model files flipped: {ends}")
+
+
 # ----------------------------------------------------------------------------- names
 
 
@@ -500,3 +861,5 @@ def test_the_heavier_tier():
 def teardown_module():
     """How many cases of each input kind were generated (shown with pytest -s)."""
     print("\ngenerated cases per input kind: " + ", ".join(f"{k} {v}" for k, v in sorted(TALLY.items())))
+    for kind, ends in sorted(ENDED.items()):
+        print(f"  {kind}: " + ", ".join(f"{how} {n}" for how, n in sorted(ends.items())))

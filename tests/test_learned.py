@@ -98,7 +98,8 @@ def test_weights_change_the_play_and_stay_legal(tmp_path):
     ({"game": [6, 3, "tractor"]}, "a model of the game [6, 3, 'tractor'], not of this game [4, 2, 'tractor']"),
     ({"features": ["base"]}, "its features ['base'] are not this build's"),
     ({"weights": {"lead": []}}, "'weights' must hold a list for each of lead, follow"),
-    ({"weights": {"lead": [0.0] * N, "follow": [float("nan")] * N}}, "weights.follow must be"),
+    ({"weights": {"lead": [0.0] * N, "follow": [float("nan")] * N}}, "field 'weights'['follow'][0] of the model file is NaN"),
+    ({"weights": {"lead": [0.0] * N, "follow": ["x"] * N}}, "weights.follow must be"),
 ])
 def test_a_model_file_of_another_kind_is_refused_by_name(tmp_path, change, message):
     path = _model(tmp_path / "m.json", **change)

@@ -912,13 +912,13 @@ def test_empty_combination_is_no_lead():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(plays=[]), "plays: expected 1 to 4 card lists in playing order"),
-        (dict(plays=["AS"] * 5), "plays: expected 1 to 4 card lists in playing order"),
-        (dict(plays="AS"), "plays: expected 1 to 4 card lists in playing order"),
-        (dict(plays=["AS"], leader=4), "leader: expected a seat 0..3, got 4"),
+        (dict(plays=[]), "field 'plays': 0 items; expected 1 to 4 (card lists in playing order)"),
+        (dict(plays=["AS"] * 5), "field 'plays': 5 items; expected 1 to 4 (card lists in playing order)"),
+        (dict(plays="AS"), "field 'plays': expected card lists in playing order, got 'AS'"),
+        (dict(plays=["AS"], leader=4), "field 'leader': 4 is too large; the largest allowed value is 3"),
         (dict(plays=["AS"], declarers=(0, 1)), "declarers: expected [0, 2] or [1, 3], got (0, 1)"),
         (dict(plays=["AS"], declarers=2), "declarers: expected [0, 2] or [1, 3], got 2"),
-        (dict(plays=["AS"], hands=["AS", "KS"]), "hands: expected 4 card lists, by seat"),
+        (dict(plays=["AS"], hands=["AS", "KS"]), "field 'hands': 2 items; expected 4 (a card list per seat"),
         (dict(plays=["AS 2S"]), "plays[0]: a lead must be of one effective suit"),
     ],
 )

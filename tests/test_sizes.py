@@ -324,7 +324,8 @@ def test_the_common_tables_by_name():
     assert GameSize.of({"table": "five_two_friends"}) == GameSize(5, 2, "friends")
     for name, table in sizes.TABLES.items():
         assert GameSize.of({"table": name}).to_dict() == table
-    with pytest.raises(GameSizeError, match="unknown table 'six_three_tractr' .did you mean 'six_three_tractor'"):
+    with pytest.raises(GameSizeError,
+                       match="field 'table': expected one of .*, got 'six_three_tractr' .did you mean 'six_three_tractor'"):
         GameSize.of({"table": "six_three_tractr"})
     with pytest.raises(GameSizeError, match="drop players or the table"):
         GameSize.of({"table": "six_two_tractor", "players": 6})

@@ -615,13 +615,13 @@ def test_judge_reads_the_game_size_from_the_json():
     assert out["lead"] == {"kind": "triple", "units": [["AS", "AS", "AS"]]}
     assert out["legal"] == [True] * 6 and out["winner"] == 5 and out["points"] == 35
     assert "seat 5 wins: ruffs with trumps" in out["explain"][-1]
-    assert "6 card lists" in CliRunner().invoke(main, ["judge", "-"], input=json.dumps(
+    assert "field 'hands': 4 items; expected 6" in CliRunner().invoke(main, ["judge", "-"], input=json.dumps(
         dict(trick, hands=trick["hands"][:4]))).output
     for data, words in [
         (dict(trick, players=7), "even number of players"),
         (dict(trick, decks=2), "plays[0]: card AS appears more than 2 times"),
         (dict(trick, declarers=[0, 1]), "declarers: expected [0, 2, 4] or [1, 3, 5]"),
-        (dict(trick, leader=6), "leader: expected a seat 0..5"),
+        (dict(trick, leader=6), "field 'leader': 6 is too large; the largest allowed value is 5"),
         (dict(trick, plays=[["AS", "AS"], ["AS", "AS"]]), "played 4 times in one trick; the 3 decks hold it 3 times"),
         (dict(trick, teams="friends", declarers=[0, 1, 2, 3]), "1 to 3 distinct seats"),
         (bad_len, "seat 0: illegal"),

@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from tractor_sim.rules.options import CHOICES, DESCRIPTIONS, PRESETS, WHOLE, Rules, RulesError
+from tractor_sim.rules import files
 
 
 class Failure(Exception):
@@ -143,14 +144,10 @@ def judge(file, explain, record_file, index, trick_no, no_check):
     else:
         name = getattr(file, "name", "<stdin>")
         name = "stdin" if name in ("<stdin>", "-") else name
-        try:
-            data = json.loads(file.read().decode("utf-8"))
-        except UnicodeDecodeError as e:
-            _fail(f"{name}: not UTF-8 text (byte {e.object[e.start]:#04x} at position {e.start})")
-        except json.JSONDecodeError as e:
-            _fail(f"{name}: input is not valid JSON: {e}")
-        except RecursionError:
-            _fail(f"{name}: the JSON is nested too deeply")
+        try:  # what the JSON holds is the referee's to check (referee.TRICK)
+            data = files.parse_json(files.decode(file.read(), name, "trick"), name, "trick", kind=None)
+        except ValueError as e:
+            _fail(str(e))
     try:
         out = referee.trick(**referee.check_json(data), explain=explain)
     except referee.RefereeError as e:  # the message names the field; say which input it is in
@@ -239,7 +236,12 @@ def strategies(modules):
                "  search:BASE:WORLDS[:ROLLOUTS]  rolls out each candidate play in worlds sampled from the seat's "
                "knowledge (default search = search:expert:32)\n"
                "  oracle:BASE:WORLDS[:ROLLOUTS]  the same in the true deal: it sees every hand (cheating, an upper "
-               "bound)")
+               "bound)\n"
+               "  or a table {policy = \"search\", ...} of these fields:")
+    from tractor_sim.play.search import SETTINGS
+
+    for field in SETTINGS.fields:  # as declared, so the list is what is checked
+        click.echo(f"    {field.name} ({field.bounds}): {field.meaning}")
 
 
 def _load_strategies(modules):
@@ -541,8 +543,6 @@ def export(run_dir, deal_spec, out, matchups, half):
     from tractor_sim.play import record as REC
     from tractor_sim.play import replay as R
 
-    from tractor_sim.rules import files
-
     try:
         manifest = files.read_json(Path(run_dir) / "manifest.json", "run manifest")
     except ValueError as e:
@@ -682,14 +682,13 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
 
     _load_strategies(modules)
     counts = {}
-    for option, text in (("--deals", deals), ("--worlds", worlds), ("--rollouts", rollouts),
-                         ("--max-candidates", max_candidates), ("--worst", worst)):
-        try:
-            counts[option] = int(text)
-        except ValueError:
-            _fail(f"{option}: expected a whole number, got {text!r}")
-    if counts["--worst"] < 0:
-        _fail(f"--worst: expected 0 or more, got {counts['--worst']}")
+    for key, text in (("deals", deals), ("worlds", worlds), ("rollouts", rollouts),
+                      ("max_candidates", max_candidates), ("worst", worst)):
+        option = "--" + key.replace("_", "-")
+        try:  # each read by its declaration (analyze.NUMBERS), named by its option
+            counts[option] = A.NUMBERS[key].within(name=option).parse(text, "option ")
+        except ValueError as e:
+            _fail(str(e))
     lv, rules = _levels_and_rules(levels, rules_json)
     pol = _policy_option(policy, "POLICY")
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"

@@ -29,7 +29,6 @@ FORMAT = "tractor-sim model"
 VERSION = 1
 DECISIONS = ("lead", "follow")  # the decisions a model scores
 MODELS = Path(__file__).resolve().parent.parent / "models"  # the shipped models
-WHAT = "model file"
 
 
 class ModelError(ValueError):
@@ -64,7 +63,7 @@ def load(name: str, package=None) -> dict[str, dict[str, float]]:
     """The weights of model file ``name`` as policy parameters {"lead": {feature: w}, "follow": {...}},
     checked against ``package``'s game and features; ModelError naming the file otherwise."""
     path = path_of(name)
-    data = files.read_json(path, WHAT, ModelError)
+    data = files.read_model(path, ModelError)
     if data.get("format") != FORMAT:
         raise ModelError(f"{path}: not a {FORMAT} file (its format is {data.get('format')!r})")
     if data.get("version") != VERSION:

@@ -24,12 +24,13 @@ from tractor_sim.rules.cards import (
     to_counts,
 )
 from tractor_sim.rules import sizes
+from tractor_sim.rules.fields import Shape, Table, Whole
 from tractor_sim.play import packages
 from tractor_sim.core.kernels import combos
 from tractor_sim.core.kernels import declare as D
 from tractor_sim.core.kernels.view import MAX_BID
 from tractor_sim.core.kernels.order import TRUMP
-from tractor_sim.rules.options import R_RANK_TRUMPS_NT, Rules, as_rules
+from tractor_sim.rules.options import R_RANK_TRUMPS_NT, Rules, RulesError, as_rules
 
 KIND_NAMES = {combos.KIND_SINGLE: "single", combos.KIND_PAIR: "pair", combos.KIND_TRACTOR: "tractor",
               combos.KIND_THROW: "throw"}
@@ -86,26 +87,31 @@ def _json_name(value) -> str:
     return "null" if value is None else repr(value)
 
 
+SEAT = Whole("seat", 0, sizes.PLAYERS.stop - 2, "a seat, counted from 0", "a seat of the largest table")
+
+
 def _seat(value, field: str, players: int = 4) -> int:
-    """A seat 0..players-1 given as a whole number (not true/false, not 1.0)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < players:
-        raise RefereeError(f"{field}: expected a seat 0..{players - 1}, got {_json_name(value)}")
-    return value
+    """A seat 0..players-1 given as a whole number (not true/false, not 1.0), by its declaration."""
+    return _seat_field(field, players).check(value, "field ", RefereeError)
+
+
+def _seat_field(name: str, players: int) -> Whole:
+    """SEAT named ``name``, up to the last seat of ``players``."""
+    return SEAT.within(name=name, high=players - 1, why=f"the seats of {players} players are 0 to {players - 1}")
 
 
 def _declarers(value, size: sizes.GameSize) -> int:
     """The declaring side as check_throw takes it: with tractor teams the team (the seats 0, 2, ..
     or 1, 3, ..), in Finding Friends the landlord's side of the moment as a bit mask of seats."""
     n = size.players
-    seats = sorted(value) if isinstance(value, (list, tuple)) and not any(
-        isinstance(x, bool) or not isinstance(x, int) for x in value) else None
+    seats = sorted(_seat(x, f"declarers[{i}]", n) for i, x in enumerate(value)) \
+        if isinstance(value, (list, tuple)) else None
     if size.teams == "tractor":
         teams = [list(range(t, n, 2)) for t in (0, 1)]
         if seats not in teams:
             raise RefereeError(f"declarers: expected {teams[0]} or {teams[1]}, got {value!r}")
         return seats[0]
-    if not seats or len(set(seats)) != len(seats) or not all(0 <= x < n for x in seats) \
-            or len(seats) > size.players // 2:
+    if not seats or len(set(seats)) != len(seats) or len(seats) > size.players // 2:
         raise RefereeError(f"declarers: expected the landlord's side now, 1 to {size.players // 2} distinct "
                            f"seats 0..{n - 1} (Finding Friends), got {value!r}")
     return sum(1 << x for x in seats)
@@ -116,39 +122,54 @@ def default_declarers(size: sizes.GameSize) -> list[int]:
     return list(range(0, size.players, 2)) if size.teams == "tractor" else [0]
 
 
-GAME_FIELDS = {"players", "decks", "teams"}
-JSON_FIELDS = {"trump", "rules", "leader", "declarers", "hands", "plays"} | GAME_FIELDS
+GAME_FIELDS = ("players", "decks", "teams")
+# ``tractor-sim judge``'s input, each field declared once (tractor_sim.rules.fields); the game size's own
+# fields are the size's declarations (sizes.SIZE), and the leader's range depends on the players.
+TRICK = Table("a trick (a JSON object)", (
+    Shape("trump", (dict,), '{"rank": "2", "suit": "H"} (suit null: no trump suit)', "the trump rank and suit"),
+    Shape("plays", (list, tuple), "card lists in playing order", "the trick so far, from the leader on", 1,
+          sizes.PLAYERS.stop - 1),
+    SEAT.within(name="leader", meaning="the seat that leads the trick (default 0)"),
+    Shape("declarers", (list, tuple), "a list of seats",
+          "the declaring team's seats (default seat 0's); in Finding Friends the landlord's side so far"),
+    Shape("hands", (list, tuple, type(None)), "a card list per seat, or null",
+          "the hands before the trick, by seat: with them throws and follows are checked", sizes.PLAYERS.start,
+          sizes.PLAYERS.stop - 1),
+    Shape("rules", (dict, type(None)), 'an object of rule options, e.g. {"preset": "standard"}', "the rule options"),
+    *(sizes.SIZE[name] for name in GAME_FIELDS),
+), required=("trump", "plays"))
+
+
+def _narrowed(size: sizes.GameSize) -> dict:
+    """The fields of TRICK whose range the game's size sets: the leader a seat, a card list per player."""
+    n = size.players
+    return {"leader": _seat_field("leader", n), "plays": TRICK["plays"].within(most=n),
+            "hands": TRICK["hands"].within(least=n, most=n)}
 
 
 def check_json(data) -> dict:
     """A trick given as JSON (``tractor-sim judge``), checked as a whole before it is judged.
 
-    Beyond ``trick``'s own checks: only known fields, ``trump`` and
-    ``plays`` present, ``rules`` an object, the game size (``players``,
-    ``decks``, ``teams``; default 4, 2, tractor), and no card played more
-    often than the decks hold it, with or without hands.  Returns
-    ``trick``'s keyword arguments.
+    Every field by its declaration (TRICK: only known fields, ``trump``
+    and ``plays`` present, each of its type and range, the leader a seat
+    of the game's size), and no card played more often than the decks
+    hold it, with or without hands.  Returns ``trick``'s keyword arguments.
     """
-    if not isinstance(data, dict):
-        raise RefereeError("input: expected a JSON object")
-    for key in data:
-        if key not in JSON_FIELDS:
-            raise RefereeError(f"unknown field {key!r}; expected some of {', '.join(sorted(JSON_FIELDS))}")
-    for key in ("trump", "plays"):
-        if key not in data:
-            raise RefereeError(f"missing field {key!r}")
-    if not isinstance(data.get("rules", {}), (dict, type(None))):
-        raise RefereeError('rules: expected an object of rule options, e.g. {"preset": "standard"}')
+    TRICK.check_keys(data, "", RefereeError)
     size = game_size({k: data[k] for k in GAME_FIELDS if k in data})
+    data = TRICK.check(data, "", RefereeError, **_narrowed(size))
+    try:
+        rules = as_rules(data.get("rules"))
+    except RulesError as e:
+        raise RefereeError(f"field 'rules': {e}") from None
     plays = data["plays"]
-    if isinstance(plays, list):
-        total = sum(_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]", size) for i, p in enumerate(plays))
-        if isinstance(total, np.ndarray) and (total > size.decks).any():
-            bad = int(np.argmax(total > size.decks))
-            raise RefereeError(f"plays: card {card_str(bad)} is played {int(total[bad])} times in one trick; "
-                               f"the {size.decks} decks hold it {'twice' if size.decks == 2 else f'{size.decks} times'}")
+    total = sum(_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]", size) for i, p in enumerate(plays))
+    if isinstance(total, np.ndarray) and (total > size.decks).any():
+        bad = int(np.argmax(total > size.decks))
+        raise RefereeError(f"plays: card {card_str(bad)} is played {int(total[bad])} times in one trick; "
+                           f"the {size.decks} decks hold it {'twice' if size.decks == 2 else f'{size.decks} times'}")
     return {"plays": plays, "trump": data["trump"], "hands": data.get("hands"), "leader": data.get("leader", 0),
-            "declarers": data.get("declarers", default_declarers(size)), "rules": data.get("rules"), "game": size}
+            "declarers": data.get("declarers", default_declarers(size)), "rules": rules, "game": size}
 
 
 def _counts(cards: list[int], field: str, size=sizes.STANDARD) -> np.ndarray:
@@ -301,16 +322,15 @@ def trick(plays, trump, hands=None, leader=0, declarers=None, rules=None, explai
     tt = table_for(trump, rules, size)
     sized = _kernels(size).combos
     n_seats, copies = size.players, size.decks
-    if not isinstance(plays, (list, tuple)) or not 1 <= len(plays) <= n_seats:
-        raise RefereeError(f"plays: expected 1 to {n_seats} card lists in playing order")
-    leader = _seat(leader, "leader", n_seats)
+    fields = _narrowed(size)  # the declarations check_json holds a JSON trick to
+    plays = fields["plays"].check(plays, "field ", RefereeError)
+    leader = fields["leader"].check(leader, "field ", RefereeError)
     side = _declarers(default_declarers(size) if declarers is None else declarers, size)
     seats = [(leader + i) % n_seats for i in range(len(plays))]
     play_counts = [_counts(_cards(p, f"plays[{i}]"), f"plays[{i}]", size) for i, p in enumerate(plays)]
     hand_counts = None
     if hands is not None:
-        if not isinstance(hands, (list, tuple)) or len(hands) != n_seats:
-            raise RefereeError(f"hands: expected {n_seats} card lists, by seat")
+        fields["hands"].check(hands, "field ", RefereeError)
         hand_counts = [_counts(_cards(h, f"hands[{i}]"), f"hands[{i}]", size) for i, h in enumerate(hands)]
         if (sum(hand_counts) > copies).any():
             bad = card_str(int(np.argmax(sum(hand_counts) > copies)))
@@ -523,8 +543,7 @@ def auction(bids, shown, dealer=0) -> dict:
 
     Returns {"declaring_team", "starter", "next_dealer"}; a bad bid is an error.
     """
-    if dealer not in (0, 1, 2, 3):
-        raise RefereeError(f"dealer: expected a seat 0..3, got {dealer!r}")
+    dealer = _seat(dealer, "dealer", 4)
     if not isinstance(bids, (list, tuple)) or len(bids) != 2:
         raise RefereeError("bids: expected two bids, the dealer's pair first")
     for i, b in enumerate(bids):

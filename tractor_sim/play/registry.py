@@ -702,7 +702,10 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         base, settings, name = search.parse(spec)
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
-    resolved = resolve_policy(base, package, idle)
+    try:
+        resolved = resolve_policy(base, package, idle)
+    except StrategyError as e:
+        raise StrategyError(f"policy {shown(name)}: field 'base': {e}") from None
     if resolved.player is not None:
         raise StrategyError(f"policy {name!r}: a search rolls out its base policy in compiled code; "
                             f"{resolved.player.describe()} is not compiled (analyze and search take compiled "
@@ -712,8 +715,10 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
     spec_table = {"policy": settings.kind, "base": resolved.spec, "worlds": settings.worlds,
                   "rollouts": settings.rollouts, "max_candidates": settings.max_candidates, "name": name}
-    if settings.record or settings.train:
-        spec_table["record"] = search.TRAIN if settings.train else True
+    if settings.record:
+        spec_table["record"] = True
+    if settings.train:
+        spec_table["train"] = True
     if settings.decisions != search.SEARCHABLE:
         spec_table["decisions"] = list(settings.decisions)
     return ResolvedPolicy(name, resolved.functions, resolved.params, resolved.strategies, resolved.param_names,

@@ -23,11 +23,13 @@ bound of what the search can gain, never a player to compare fairly.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from tractor_sim.core.kernels.view import DECISIONS
+from tractor_sim.rules.fields import Choice, Flag, Shape, Table, Text, Whole, shown
 
 SEARCH = "search"
 ORACLE = "oracle"
@@ -37,9 +39,41 @@ DEFAULT_WORLDS = 32
 DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
-TABLE_KEYS = ("policy", "name", "base", "worlds", "rollouts", "max_candidates", "record", "decisions")
-TRAIN = "train"  # record = "train": the candidates' features and values (tractor-sim train), not the regret
 SEARCHABLE = ("discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
+
+@functools.cache
+def _settings() -> Table:
+    """A search's settings, each declared once (tractor_sim.rules.fields), with the compiled search's
+    limits: ``SETTINGS``, built at its first use (the limits' modules need not load when a command starts)."""
+    from tractor_sim.core.kernels import candidates as KC
+    from tractor_sim.core.kernels import search as KS
+
+    return Table("a search policy table", (
+        Choice("policy", KINDS, "search: worlds sampled from the seat's knowledge; oracle: the true deal (cheats)"),
+        Text("name", "the name shown (default KIND:BASE:WORLDS[:ROLLOUTS][DECISIONS])", 200),
+        Shape("base", (str, dict), "a policy name or table", "the policy rolled out at every seat, and playing "
+                                                             "the decisions not searched (default expert)"),
+        Whole("worlds", 1, KS.MAX_WORLDS, f"worlds per searched decision (default {DEFAULT_WORLDS})",
+              "the stream keys leave room for these"),
+        Whole("rollouts", 1, KS.MAX_ROLLOUTS, f"rollouts per world and candidate (default {DEFAULT_ROLLOUTS})",
+              "the stream keys leave room for these"),
+        Whole("max_candidates", 2, KC.MAX_CANDIDATES,
+              f"candidate plays per decision, at most (default {DEFAULT_MAX_CANDIDATES})",
+              "the rows of a candidate list"),
+        Flag("record", "play the base policy's own answers and record their regret (analyze; default false)"),
+        Flag("train", "play the base policy's own answers and record every candidate's features and value "
+                      "(tractor-sim train; default false)"),
+        Choice("decisions", SEARCHABLE, "the decisions searched (all by default)", many=True),
+    ), required=("policy",))
+
+
+def __getattr__(name: str):
+    if name == "SETTINGS":
+        return _settings()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+NAME_PARTS = ("policy", "base", "worlds", "rollouts")  # search:BASE:WORLDS:ROLLOUTS
 
 
 class SearchSpecError(ValueError):
@@ -84,67 +118,44 @@ def is_search(spec) -> bool:
     return isinstance(spec, dict) and isinstance(spec.get("policy"), str) and is_search(spec["policy"])
 
 
-def _whole(value, what: str, low: int, high: int) -> int:
-    if isinstance(value, str):
-        try:
-            value = int(value)
-        except ValueError:
-            raise SearchSpecError(f"{what}: expected a whole number from {low} to {high}, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise SearchSpecError(f"{what}: expected a whole number from {low} to {high}, got {value!r}")
-    return int(value)
-
-
-def _decisions(value, where: str) -> tuple:
-    """The decisions a table's ``decisions`` names, in SEARCHABLE's order; refused when empty or unknown."""
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not value or any(d not in SEARCHABLE for d in value):
-        raise SearchSpecError(f"{where}: decisions: expected a non-empty list of {', '.join(SEARCHABLE)}, "
-                              f"got {value!r}")
-    return tuple(d for d in SEARCHABLE if d in value)
-
-
 def _from_name(name: str) -> dict:
-    """The fields a name such as ``search:expert:32`` sets."""
+    """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations)."""
     parts = name.split(":")
     if len(parts) > 4 or any(not p for p in parts):
-        raise SearchSpecError(f"policy {name!r}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
+        raise SearchSpecError(f"policy {shown(name)}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
                               f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
-    return dict(zip(("policy", "base", "worlds", "rollouts"), parts))
+    table = dict(zip(NAME_PARTS, parts))
+    for key in ("worlds", "rollouts"):
+        if key in table:
+            table[key] = _settings()[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)
+    return table
 
 
 def parse(spec) -> tuple[object, SearchSettings, str]:
-    """(the base policy spec, the settings, a display name) of a search spec (``is_search``)."""
-    from tractor_sim.core.kernels import candidates as KC
-    from tractor_sim.core.kernels import search as KS
-
+    """(the base policy spec, the settings, a display name) of a search spec (``is_search``), every
+    field checked by its declaration (SETTINGS)."""
     if isinstance(spec, str):
         table = _from_name(spec)
     else:
-        for key in spec:
-            if key not in TABLE_KEYS:
-                raise SearchSpecError(f"search policy: unknown key {key!r}; expected {', '.join(TABLE_KEYS)}")
+        _settings().check_keys(spec, "search policy: ", SearchSpecError)  # before the name's fields join them
         table = {**_from_name(spec["policy"]), **{k: v for k, v in spec.items() if k != "policy"}}
-    kind = table["policy"]
-    where = f"policy {kind!r}"
-    base = table.get("base", DEFAULT_BASE)
+    where = f"policy {shown(table['policy'])}: "
+    checked = _settings().check(table, where, SearchSpecError)
+    kind = checked["policy"]
+    base = checked.get("base", DEFAULT_BASE)
     if is_search(base):
-        raise SearchSpecError(f"{where}: the base policy cannot itself be a search ({base!r})")
-    if not isinstance(base, (str, dict)):
-        raise SearchSpecError(f"{where}: base must be a policy name or table, got {base!r}")
+        raise SearchSpecError(f"{where}the base policy cannot itself be a search ({base!r})")
     settings = SearchSettings(
         kind=kind,
-        worlds=_whole(table.get("worlds", DEFAULT_WORLDS), f"{where}: worlds", 1, KS.MAX_WORLDS),
-        rollouts=_whole(table.get("rollouts", DEFAULT_ROLLOUTS), f"{where}: rollouts", 1, KS.MAX_ROLLOUTS),
-        max_candidates=_whole(table.get("max_candidates", DEFAULT_MAX_CANDIDATES), f"{where}: max_candidates", 2,
-                              KC.MAX_CANDIDATES),
-        record=table.get("record", False) not in (False, TRAIN),
-        train=table.get("record", False) == TRAIN,
-        decisions=_decisions(table.get("decisions", SEARCHABLE), where),
+        worlds=checked.get("worlds", DEFAULT_WORLDS),
+        rollouts=checked.get("rollouts", DEFAULT_ROLLOUTS),
+        max_candidates=checked.get("max_candidates", DEFAULT_MAX_CANDIDATES),
+        record=checked.get("record", False),
+        train=checked.get("train", False),
+        decisions=checked.get("decisions", SEARCHABLE),
     )
     base_name = base if isinstance(base, str) else base.get("name") or base.get("policy") or "custom"
-    name = table.get("name") or f"{kind}:{base_name}:{settings.worlds}" + (
+    name = checked.get("name") or f"{kind}:{base_name}:{settings.worlds}" + (
         f":{settings.rollouts}" if settings.rollouts != DEFAULT_ROLLOUTS else "") + (
         f"[{','.join(settings.decisions)}]" if settings.decisions != SEARCHABLE else "")
     return base, settings, name

@@ -2,10 +2,10 @@
 
 Missing, a directory, unreadable, empty, not UTF-8 (with the line and column),
 not valid JSON or TOML (with the line), of the wrong type, truncated or
-damaged Parquet: every input file (experiment and tune TOML, a run's
-manifest, seals and Parquet tables, deal records, state JSON) goes through
-one of these, with the caller's error class (an input error: exit 2; a
-damaged run directory: the store's error, exit 1).
+damaged Parquet or NumPy archive: every input file (experiment and tune
+TOML, a run's manifest, seals and Parquet tables, deal records, state JSON,
+model files) goes through one of these, with the caller's error class (an
+input error: exit 2; a damaged run directory: the store's error, exit 1).
 """
 
 from __future__ import annotations
@@ -103,3 +103,97 @@ def read_parquet(path, what: str, error=ValueError, columns=None):
     except Exception as e:  # noqa: BLE001 - pyarrow's errors for a damaged file are of many classes
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         raise error(f"{path}: not a readable {what} (truncated or damaged Parquet: {first})") from None
+
+
+MODEL = "model file"
+MODEL_SUFFIXES = (".npz", ".json")
+
+
+def read_npz(path, what: str, error=ValueError, names=(), finite: bool = True) -> dict:
+    """The arrays of a NumPy ``.npz`` archive, all read now (a damaged member fails here, not at its
+    first use), never unpickled; or ``error`` naming the file: missing, empty, truncated or damaged,
+    an array of objects, without the arrays ``names``, or (``finite``) with NaN or infinity in one."""
+    import numpy as np
+
+    path = check_file(path, what, error)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what}: {e.strerror or e}") from None
+    if head == b"\x93NUMPY":
+        raise error(f"{path}: a single NumPy array (.npy), not a {what} (an .npz archive of named arrays)")
+    if not head.startswith(b"PK"):
+        raise error(f"{path}: not a {what} (an .npz archive starts with the zip signature PK; this file with "
+                    f"{head!r})")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+            unlisted = _unlisted(archive.zip)
+    except Exception as e:  # noqa: BLE001 - zipfile, zlib, numpy's format and pickle refusals: many classes
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+        if "allow_pickle" in first:
+            raise error(f"{path}: the {what} holds an array of Python objects, which is never unpickled "
+                        "(numbers only)") from None
+        raise error(f"{path}: not a readable {what} (truncated or damaged .npz: {first})") from None
+    if unlisted is not None:
+        raise error(f"{path}: a damaged {what}: its directory does not match its members from byte {unlisted} "
+                    "(an array may be lost)")
+    missing = [n for n in names if n not in arrays]
+    if missing:
+        raise error(f"{path}: the {what} has no array {missing[0]!r}; it holds {', '.join(arrays) or 'none'}")
+    for name, array in arrays.items():
+        if finite and array.dtype.kind in "fc" and not np.isfinite(array).all():
+            raise error(f"{path}: array {name!r} of the {what} holds NaN or infinity")
+    return arrays
+
+
+def read_model(path, error=ValueError, names=()) -> dict:
+    """A model file by its suffix: ``.npz`` (named arrays, read_npz) or ``.json`` (a JSON object); every
+    failure one line naming the file."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".npz":
+        return read_npz(path, MODEL, error, names)
+    if suffix == ".json":
+        data = read_json(path, MODEL, error)
+        missing = [n for n in names if n not in data]
+        if missing:
+            raise error(f"{path}: the {MODEL} has no field {missing[0]!r}")
+        try:
+            where = _not_finite(data)
+        except RecursionError:
+            raise error(f"{path}: the JSON is nested too deeply") from None
+        if where:
+            raise error(f"{path}: {where} of the {MODEL} is NaN or infinity (JSON's NaN, Infinity or 1e999)")
+        return data
+    raise error(f"{path}: a {MODEL} is {' or '.join(MODEL_SUFFIXES)}, not {suffix or 'a file without a suffix'}")
+
+
+def _not_finite(data, where: str = "") -> str:
+    """The first number in JSON ``data`` that is NaN or infinite, as a path ("field 'w'[3]"), or ""."""
+    if isinstance(data, float):
+        return "" if data == data and abs(data) != float("inf") else where or "the value"
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        found = _not_finite(value, f"{where}[{key!r}]" if where else f"field {key!r}")
+        if found:
+            return found
+    return ""
+
+
+def _unlisted(archive) -> int | None:
+    """The first byte where a zip archive's members and its directory disagree (None: they agree):
+    a damaged directory can drop a member silently, which zipfile does not notice."""
+    import struct
+
+    infos = sorted(archive.infolist(), key=lambda i: i.header_offset)
+    end = infos[0].header_offset if infos else archive.start_dir
+    for info in infos:
+        if info.flag_bits & 0x08:  # sizes written after the data: not laid out to check here
+            return None
+        if info.header_offset != end:
+            return min(end, info.header_offset)
+        archive.fp.seek(info.header_offset + 26)
+        name_length, extra_length = struct.unpack("<HH", archive.fp.read(4))
+        end = info.header_offset + 30 + name_length + extra_length + info.compress_size
+    return None if end == archive.start_dir else min(end, archive.start_dir)

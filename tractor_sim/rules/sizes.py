@@ -8,8 +8,9 @@ compiled package with its own constants (tractor_sim.play.packages).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
+
+from tractor_sim.rules.fields import Choice, Table, Whole
 
 TEAM_MODES = ("tractor", "friends")
 PLAYERS = range(4, 9)
@@ -33,30 +34,15 @@ class GameSize:
     def of(cls, table=None, where: str = "game") -> GameSize:
         """A size from a table ``{players, decks, teams}`` (decks default to players // 2), or
         ``{table = "six_three_tractor"}`` (a name of TABLES, whose fields the others may not repeat), checked."""
-        table = dict(table or {})
-        unknown = sorted(set(table) - {"players", "decks", "teams", "table"})
-        if unknown:
-            raise GameSizeError(f"{where}: unknown field {unknown[0]!r}; expected players, decks, teams or table")
-        if "table" in table:
-            name = table.pop("table")
-            if name not in TABLES:
-                close = difflib.get_close_matches(str(name), TABLES, n=1)
-                raise GameSizeError(f"{where}.table: unknown table {name!r}"
-                                    f"{f' (did you mean {close[0]!r}?)' if close else ''}; "
-                                    f"expected one of {', '.join(TABLES)}")
-            if table:
-                raise GameSizeError(f"{where}: table = {name!r} says the size; "
-                                    f"drop {', '.join(sorted(table))} or the table")
-            table = TABLES[name]
-        players = table.get("players", 4)
-        if isinstance(players, bool) or not isinstance(players, int) or players not in PLAYERS:
-            raise GameSizeError(f"{where}.players: expected a whole number from 4 to 8, got {players!r}")
-        decks = table.get("decks", max(2, players // 2))
-        if isinstance(decks, bool) or not isinstance(decks, int) or decks not in DECKS:
-            raise GameSizeError(f"{where}.decks: expected a whole number from 2 to 4, got {decks!r}")
-        teams = table.get("teams", "tractor")
-        if teams not in TEAM_MODES:
-            raise GameSizeError(f"{where}.teams: expected one of {', '.join(TEAM_MODES)}, got {teams!r}")
+        given = SIZE.check({} if table is None else table, f"{where}: ", GameSizeError)
+        if "table" in given:
+            if len(given) > 1:
+                raise GameSizeError(f"{where}: table = {given['table']!r} says the size; "
+                                    f"drop {', '.join(sorted(set(given) - {'table'}))} or the table")
+            given = TABLES[given["table"]]
+        players = given.get("players", 4)
+        decks = given.get("decks", max(2, players // 2))
+        teams = given.get("teams", "tractor")
         if teams == "tractor" and players % 2:
             raise GameSizeError(f"{where}: teams = \"tractor\" needs an even number of players (two teams "
                                 f"sitting alternately, RULES.md 9.10); {players} players play \"friends\"")
@@ -106,6 +92,15 @@ TABLES = {
     "six_three_friends": {"players": 6, "decks": 3, "teams": "friends"},
     "eight_four_friends": {"players": 8, "decks": 4, "teams": "friends"},
 }
+# A game size's fields, each declared once (tractor_sim.rules.fields).
+SIZE = Table("a game size (a table of players, decks, teams, or table)", (
+    Whole("players", PLAYERS.start, PLAYERS.stop - 1, "players at the table",
+          f"RULES.md section 9 plays {PLAYERS.start} to {PLAYERS.stop - 1} players"),
+    Whole("decks", DECKS.start, DECKS.stop - 1, "decks shuffled together (default: players // 2, at least 2)",
+          f"RULES.md section 9 plays {DECKS.start} to {DECKS.stop - 1} decks"),
+    Choice("teams", TEAM_MODES, "tractor: two fixed teams sitting alternately; friends: Finding Friends"),
+    Choice("table", tuple(TABLES), "a common table by name, which says players, decks and teams"),
+))
 PLAYABLE = tuple(GameSize(n, d) for n in (4, 6, 8) for d in DECKS) + tuple(
     GameSize(n, d, "friends") for n in PLAYERS for d in DECKS)
 

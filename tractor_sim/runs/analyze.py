@@ -39,12 +39,21 @@ import scipy.stats as st
 from tractor_sim.runs import engine
 from tractor_sim.play import search as S
 from tractor_sim.rules.cards import card_str
+from tractor_sim.rules.fields import Whole
 from tractor_sim.core.kernels.dims import CARDS
 from tractor_sim.core.kernels.view import DECISIONS
 
 MAX_DEALS = 100_000
 CHUNK = 5  # deals per kernel call: the progress bar moves at each
 DEFAULT_WORST = 10
+# analyze's numbers, declared once (tractor_sim.rules.fields); the search's budget is the search's own.
+NUMBERS = {
+    "deals": Whole("deals", 1, MAX_DEALS, "deals played, the policy at every seat",
+                   "every decision of every deal is kept in memory"),
+    "worlds": S.SETTINGS["worlds"], "rollouts": S.SETTINGS["rollouts"], "max_candidates": S.SETTINGS["max_candidates"],
+    "worst": Whole("worst", 0, 10_000, "the worst decisions listed with their replay command",
+                   "a report lists at most this many"),
+}
 # The summary's columns: held-out (the headline, unbiased) and in-sample (upper-biased), per world kind.
 REGRET_COLUMNS = {"sampled": ("regret_levels", "regret_points"), "true": ("true_regret_levels", "true_regret_points"),
                   "sampled_in": ("insample_regret_levels", "insample_regret_points"),
@@ -84,8 +93,7 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
     strategy.load_builtins()
     for m in modules:
         strategy.load_module(m)
-    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or not 1 <= deals <= MAX_DEALS:
-        raise ValueError(f"--deals: expected a whole number from 1 to {MAX_DEALS:,}, got {deals!r}")
+    deals = NUMBERS["deals"].check(deals, "analyze: ")
     check_policy(policy)
     if source is None:
         source = "sampled" if S.SAMPLER_READY else "true"

@@ -40,13 +40,14 @@ def partial_name(spec: dict) -> str:
 
 def context_name(spec) -> str:
     """A context's display name: the policy name, or the table's name (search tables: as the search names it)."""
-    if isinstance(spec, str):
-        return spec
-    if search.is_search(spec):
+    if search.is_search(spec):  # a name too: its numbers are read (and checked) when tables complete it
         try:
-            return search.parse(spec)[2]
+            name = search.parse(spec)[2]
         except search.SearchSpecError as e:
             raise ContextError(str(e)) from None
+        return spec if isinstance(spec, str) else name
+    if isinstance(spec, str):
+        return spec
     return spec.get("name") or spec.get("policy") or "custom"
 
 

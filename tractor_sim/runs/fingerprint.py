@@ -4,13 +4,14 @@ The run directory keeps it in ``manifest.json`` and a short digest of it in
 every part, so that a resume (or a part left by another run) with any
 difference is refused by name instead of mixing two experiments in one
 result: the resolved experiment and rules, the seed, every matchup's
-strategies and effective parameters, the project version, and a content
+strategies and effective parameters (and a search's settings), the project version, and a content
 hash of the engine's code and of every strategy source a matchup plays
 (built-in or plug-in).  ``chunk_size`` is in it too: the parts are cut by it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import marshal
@@ -54,6 +55,9 @@ def of_run(exp) -> dict:
                 sources[f"{pol.player.kind} {pol.name}"] = _player_source(pol.player)
                 continue
             sides[side] = {"strategies": dict(zip(DECISIONS, pol.strategies)), "params": pol.param_dict()}
+            if pol.search is not None:  # a search plays other cards than its base, by its budget
+                search = dataclasses.asdict(pol.search)  # as the manifest's JSON gives it back on a resume
+                sides[side]["search"] = {**search, "decisions": list(search["decisions"])}
             for d, name in zip(DECISIONS, pol.strategies):
                 sources[f"{d} {name}"] = _source(S.get_strategy(d, name))
         matchups[m["name"]] = sides

@@ -77,7 +77,7 @@ class Config:
 
     def teacher(self) -> dict:
         return {"policy": "search", "base": BASE, "worlds": self.worlds, "max_candidates": self.max_candidates,
-                "record": "train", "decisions": ["lead", "follow"]}
+                "train": True, "decisions": ["lead", "follow"]}
 
 
 def load(path) -> Config:
