@@ -4,7 +4,7 @@ Each player plays every seat (self-play: both teams the same policy) on the same
 deals; the rounds alternate between the players and the medians are given, so
 a noisy machine shifts them alike.  Time per decision: CPU seconds per deal
 over the plays made per deal (leads and follows, 100 with 4 players and 2
-decks); the search's is per searched decision (its own count).
+decks); a search's is per searched decision (its own count), all its seats searching.
 
     python benchmarks/bench_learned.py [--deals 4000] [--rounds 5] [--search-deals 20]
 """
@@ -35,7 +35,8 @@ def main():
     args = ap.parse_args()
     game = Game.of((4, 2, "tractor"))
     players = ["basic", "expert", "learned"]
-    for p in players + ["search:expert:16"]:
+    searches = ["search:expert:16", "search:learned:16", "oracle:expert:16"]
+    for p in players + searches:
         timed(game, p, 2)  # compile
     times = {p: [] for p in players}
     for _ in range(args.rounds):
@@ -45,9 +46,10 @@ def main():
     print(f"{'player':18s} {'deals/s':>10s} {'x basic':>8s} {'us/decision':>12s}")
     for p in players:
         print(f"{p:18s} {rate[p]:10,.0f} {rate[p] / rate['basic']:8.3f} {1e6 / rate[p] / PLAYS_PER_DEAL:12.2f}")
-    seconds, searched = timed(game, "search:expert:16", args.search_deals)
-    print(f"{'search:expert:16':18s} {args.search_deals / seconds:10,.2f} {args.search_deals / seconds / rate['basic']:8.5f}"
-          f" {1e6 * seconds / max(1, searched):12.0f}  (per searched decision, {searched} searched)")
+    for p in searches:
+        seconds, searched = timed(game, p, args.search_deals)
+        print(f"{p:18s} {args.search_deals / seconds:10,.2f} {args.search_deals / seconds / rate['basic']:8.5f}"
+              f" {1e6 * seconds / max(1, searched):12.0f}  (per searched decision, {searched} searched)")
 
 
 if __name__ == "__main__":

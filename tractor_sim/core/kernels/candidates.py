@@ -144,16 +144,17 @@ def lead_candidates(hand, view, tt, cands, n, max_out):
                                 play[c] = PAIR
                                 break
                     n = _add(cands, n, play, max_out)
+    for d in range(CARDS):
+        play[d] = 0
     for k in range(PAIR, 0, -1):  # pairs, then singles: of a class's lowest card
         for s in range(EFF_SUITS):
             for i in range(tt[TT_META, META_NCARDS + s]):
                 c = tt[TT_SUIT + s, i]
                 if hand[c] < k or cls[c] != c:
                     continue
-                for d in range(CARDS):
-                    play[d] = 0
                 play[c] = k
                 n = _add(cands, n, play, max_out)
+                play[c] = 0
     return n
 
 
@@ -161,6 +162,26 @@ def lead_candidates(hand, view, tt, cands, n, max_out):
 def _safe_throw(hand, unknown, tt, s, play, pa, cands, n, max_out):
     """Append the throw of every unit of suit s that no unknown card can beat, if that is two units
     or more and its own decomposition is as safe."""
+    held = 0
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        held += hand[tt[TT_SUIT + s, i]]
+    if held < MIN_THROW_UNITS:  # fewer cards than units a throw needs (the common short suit: no work)
+        return n
+    top_unknown = -1  # the highest position of an unknown card: a single below it is beaten
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        d = tt[TT_SUIT + s, i]
+        if unknown[d] > 0:
+            top_unknown = max(top_unknown, tt[TT_POS, d])
+    multiple = False  # a card held more than once: units of several cards, which a higher single cannot beat
+    top_singles = 0
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        d = tt[TT_SUIT + s, i]
+        if hand[d] > 1:
+            multiple = True
+        elif hand[d] == 1 and tt[TT_POS, d] >= top_unknown:
+            top_singles += 1
+    if not multiple and top_singles < MIN_THROW_UNITS:  # singles only, fewer than two of them safe
+        return n
     units, ucards = C.stack_units()
     for d in range(CARDS):
         play[d] = hand[d] if tt[TT_EFF, d] == s else 0
