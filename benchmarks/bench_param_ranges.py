@@ -1,6 +1,6 @@
 """Every built-in strategy parameter swept over its declared range, ends included: deals played, illegal plays.
 
-Run: python benchmarks/bench_param_ranges.py [--deals 200] [--points 3] [--games 4/2,6/3,5/2f]
+Run: python benchmarks/bench_param_ranges.py [--deals 200] [--points 3] [--games 4/2,6/3,5/2f] [--only lead.learned]
 
 Each parameter of each built-in strategy is set to ``--points`` values from
 its lowest to its highest declared value (tractor_sim/core/registry.py ranges,
@@ -28,12 +28,16 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--points", type=int, default=3)
     ap.add_argument("--games", default="4/2")
+    ap.add_argument("--only", default="", help="decision.strategy names to sweep, comma-separated (default all)")
     args = ap.parse_args()
+    only = set(filter(None, args.only.split(",")))
     S.load_builtins()
     played = illegal = values = 0
     t0 = time.process_time()
     for game in args.games.split(","):
         for decision, name, params, _ in S.list_strategies():
+            if only and f"{decision}.{name}" not in only:
+                continue
             info = S.get_strategy(decision, name)
             for param in params:
                 low, high = info.ranges[param]

@@ -240,17 +240,17 @@ def plot_regret(by_trick: pd.DataFrame, policy: str, path) -> Path:
 
 
 def plot_training(log: pd.DataFrame, path) -> Path:
-    """tractor-sim train by round: the held-out regret per decision type, and the strength against expert
-    with its 95% interval."""
+    """tractor-sim train by round: the loss (mean squared error of the predicted gains) per decision type,
+    held-out and in-sample, and the strength against expert with its 95% interval."""
     fig = _figure(7.0, 5.0)
     x = log["round"].to_numpy() + 1
     ax = fig.add_subplot(2, 1, 1)
     for name in ("lead", "follow"):
         for kind, style in (("heldout", "-o"), ("train", "--")):
-            col = f"{kind}_{name}_regret"
+            col = f"{kind}_{name}_mse"
             if col in log:
                 ax.plot(x, log[col], style, label=f"{name}, {'held-out' if kind == 'heldout' else 'in-sample'}")
-    ax.set_ylabel("regret per decision\n(levels, teacher's values)")
+    ax.set_ylabel("loss (mean squared\nerror, levels²)")
     ax.legend(fontsize="small")
     ax = fig.add_subplot(2, 1, 2, sharex=ax)
     if "vs_expert" in log:

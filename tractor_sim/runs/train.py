@@ -259,17 +259,20 @@ def report(cfg: Config, log: pd.DataFrame, out: Path, command: str) -> Path:
         lines += [f"**Final model against {BASE}: {last['vs_expert']:+.3f} levels per deal "
                   f"[{last['vs_expert_low']:+.3f}, {last['vs_expert_high']:+.3f}] (95%) on {int(last['eval_pairs']):,} "
                   f"duplicate deal pairs of their own seed.**", ""]
-    lines += ["| round | deals | rows | held-out lead regret | held-out follow regret | vs expert | 95% |",
-              "|---|---|---|---|---|---|---|"]
+    lines += ["| round | deals | rows | held-out loss: lead | follow | held-out regret: lead | follow | vs expert | 95% |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for _, e in log.iterrows():
         vs = f"{e['vs_expert']:+.3f} | [{e['vs_expert_low']:+.3f}, {e['vs_expert_high']:+.3f}]" \
             if "vs_expert" in e and pd.notna(e["vs_expert"]) else "- | -"
-        lines.append(f"| {int(e['round']) + 1} | {int(e['deals']):,} | {int(e['rows']):,} | "
-                     f"{e.get('heldout_lead_regret', float('nan')):.4f} | "
-                     f"{e.get('heldout_follow_regret', float('nan')):.4f} | {vs} |")
+        cells = " | ".join(f"{e.get(f'heldout_{d}_{m}', float('nan')):.4f}" for m in ("mse", "regret")
+                           for d in DECISION_NAMES.values())
+        lines.append(f"| {int(e['round']) + 1} | {int(e['deals']):,} | {int(e['rows']):,} | {cells} | {vs} |")
     lines += ["", "Held-out: each round's new data scored by the model fitted before it (round 1: all weights 0, "
-              "the expert's answers). Regret: the teacher's best candidate's gain minus the chosen one's, in levels "
-              "per decision.", "", f"![training]({fig.relative_to(out)})", ""]
+              "the expert's answers). Loss: the mean squared error of the predicted gains over the expert's answer "
+              "(levels squared). Regret: the teacher's best candidate's gain minus the chosen one's, in levels per "
+              "decision; the teacher's values are means of a few worlds, so its best is partly luck and the regret "
+              "stays high for any model. The in-sample figures are in rounds.csv.", "",
+              f"![training]({fig.relative_to(out)})", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines))
     return path

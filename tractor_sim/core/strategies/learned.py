@@ -15,6 +15,7 @@ from numba import njit
 from .. import lib as sl
 from ..kernels import combos as C
 from ..kernels.candidates import follow_candidates, lead_candidates
+from ..kernels.combos import UNIT_FIELDS
 from ..kernels.deal import SCRATCH
 from ..kernels.dims import CARDS
 from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features, situation
@@ -99,12 +100,25 @@ def learned_follow(view, params, rng, scratch, out):
     play_smart(view, out, EXPERT_MIN_POINTS, True, scratch)
     cands = stack_array(CAND_CELLS).reshape((MAX_SCORED, CARDS))
     _first(cands, out)
-    tt = sl.trump_table(view)
-    units, ucards = C.stack_units()
-    nu = 0  # a single led needs no units (kernels.candidates._singles)
-    if view[V_META, M_LEAD_N] > 1:
-        nu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
-    ncand = follow_candidates(view[V_HAND], view, tt, view[V_META, M_LEAD_SUIT], view[V_META, M_LEAD_N],
-                              view[V_META, M_LEAD_PAIRS], view[V_META, M_LEAD_KIND], units, nu, view[V_RULES],
-                              cands, 1, MAX_SCORED)
+    if view[V_META, M_LEAD_N] == 1:  # a single led needs no units (kernels.candidates._singles)
+        units = stack_array(UNIT_FIELDS).reshape((1, UNIT_FIELDS))
+        ncand = _follows(view, units, 0, cands)
+    else:
+        ncand = _follows_of_units(view, cands)
     return _best(view, params, scratch, cands, ncand, out)
+
+
+@njit(cache=True)
+def _follows_of_units(view, cands):
+    """The follow candidates of a lead of several cards: its units first (their memory filled only here)."""
+    units, ucards = C.stack_units()
+    nu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], sl.trump_table(view), units, ucards)
+    return _follows(view, units, nu, cands)
+
+
+@njit(cache=True, inline='always')
+def _follows(view, units, nu, cands):
+    """kernels.candidates.follow_candidates from the view, after the expert's answer in row 0."""
+    return follow_candidates(view[V_HAND], view, sl.trump_table(view), view[V_META, M_LEAD_SUIT],
+                             view[V_META, M_LEAD_N], view[V_META, M_LEAD_PAIRS], view[V_META, M_LEAD_KIND], units, nu,
+                             view[V_RULES], cands, 1, MAX_SCORED)
