@@ -309,7 +309,7 @@ def run(experiment_file, deals, matches, seed, out, chunk_size, workers, backend
             exp.chunk_size = chunk_size
     except X.ExperimentError as e:
         _fail(str(e))
-    command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = _command_line()
     done = run_experiment(exp, out, command=command, workers=workers, backend=backend, scheduler=scheduler,
                           repair=repair, chunk_timeout=chunk_timeout,
                           progress=lambda total, skipped: _progress(quiet, total, skipped),
@@ -502,6 +502,11 @@ def replay(seed, deal_id, policy_a, policy_b, mode, levels, declaring_team, rule
         except OSError as e:
             _fail(f"--html: cannot write {html_out}: {e.strerror or e}")
         click.echo(f"viewer: {html_out}", err=True)
+
+
+def _command_line() -> str:
+    """This command as typed (for a manifest or a report to say how it was made)."""
+    return "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
 
 def _dir_name(name: str) -> str:
@@ -736,7 +741,7 @@ def tune(tune_file, out, quiet):
     except ValueError as e:  # TuneError, a bad policy or parameter (StrategyError), a bad count
         _fail(str(e))
     out_dir = Path(out or Path("runs") / _dir_name(cfg["name"]))
-    command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = _command_line()
     click.echo(f"report: {T.write(cfg, trajectory, result, out_dir, command)}")
 
 
@@ -762,7 +767,7 @@ def train(train_file, out, quiet):
     except ValueError as e:
         _fail(str(e))
     out_dir = Path(out or Path("runs") / _dir_name(cfg.name))
-    command = "tractor-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = _command_line()
     chunks = cfg.rounds * -(-cfg.deals // cfg.chunk)
     try:
         with _progress(quiet, chunks, 0) as advance, interruptible():
