@@ -36,14 +36,19 @@ from .state import (
     S_LEAD_PAIRS, S_LEAD_SUIT, S_PHASE, S_RANK, S_SUIT, carve,
 )
 from .unowned import borrowed, lean_jit, stack_array
-from .view import FOLLOW, LEAD, STRATEGY_TYPE, V_ROWS
+from .view import BID, CALL, DECLARE, DISCARD, FOLLOW, LEAD, STRATEGY_TYPE, V_ROWS
 from tractor_sim.rules.options import DECLARING_AUCTION, R_DECLARING
 
 DONE = CARDS  # the action that ends a lead
 N_ACTIONS = CARDS + 1
 OBS_SIZE = V_ROWS * CARDS + CARDS  # the seat's view, then the cards chosen so far
 SLOTS = CARDS + 1  # work arrays of one entry per card and a sentinel
-ACT, RESTART, STAY = 0, 1, 2  # what step does with a deal
+ACT = 0  # what step does with a deal: play its action,
+RESTART = 1  # start a fresh deal,
+STAY = 2  # or leave it as it is
+C_ADDR = 0  # the columns of a strategy's row of addresses (play/vector.function_addresses)
+PY_ADDR = 1
+JIT_ADDR = 2
 
 STEP_SIG = types.int64(
     types.int64[:, ::1], types.int64[:, :, :, ::1], types.float64[:, :, ::1], types.uint64[:, :, ::1],
@@ -68,9 +73,9 @@ def _function_at(typingctx, c_addr, py_addr, jit_addr):
     def codegen(context, builder, sig, args):
         fn = cgutils.create_struct_proxy(STRATEGY_TYPE)(context, builder)
         ptr = context.get_value_type(types.voidptr)
-        fn.c_addr = builder.inttoptr(args[0], ptr)
-        fn.py_addr = builder.inttoptr(args[1], ptr)
-        fn.jit_addr = builder.inttoptr(args[2], ptr)
+        fn.c_addr = builder.inttoptr(args[C_ADDR], ptr)
+        fn.py_addr = builder.inttoptr(args[PY_ADDR], ptr)
+        fn.jit_addr = builder.inttoptr(args[JIT_ADDR], ptr)
         return fn._getvalue()
 
     return STRATEGY_TYPE(types.int64, types.int64, types.int64), codegen
@@ -89,14 +94,16 @@ if config.DISABLE_JIT:
 
 @njit(cache=True, inline='always')
 def _at(a, k):
-    return _function_at(a[k, 0], a[k, 1], a[k, 2])
+    return _function_at(a[k, C_ADDR], a[k, PY_ADDR], a[k, JIT_ADDR])
 
 
 @njit(cache=True, inline='always')
 def functions(a):
     """The tuple of strategies (kernels.deal's FUNCS_TYPE) from their addresses, a row each."""
-    return (_at(a, 0), _at(a, 1), _at(a, 2), _at(a, 3), _at(a, 4), _at(a, 5), _at(a, 6), _at(a, 7), _at(a, 8),
-            _at(a, 9), _at(a, 10), _at(a, 11))
+    t1 = N_DECISIONS  # team 1's rows follow team 0's
+    return (_at(a, DECLARE), _at(a, DISCARD), _at(a, LEAD), _at(a, FOLLOW), _at(a, BID), _at(a, CALL),
+            _at(a, t1 + DECLARE), _at(a, t1 + DISCARD), _at(a, t1 + LEAD), _at(a, t1 + FOLLOW), _at(a, t1 + BID),
+            _at(a, t1 + CALL))
 
 
 @lean_jit(STEP_SIG)
@@ -159,7 +166,8 @@ def _begin(st, ws, rules, params, fns, err, log, seat, seed, deal_id, levels, de
     lead or follow."""
     for c in range(CARDS):
         chosen[c] = 0
-    starter = fixed_starter(seed, deal_id, decl_team, rules[R_DECLARING] == DECLARING_AUCTION, ws[2][SEATS])
+    _, _, rngs, _ = ws
+    starter = fixed_starter(seed, deal_id, decl_team, rules[R_DECLARING] == DECLARING_AUCTION, rngs[SEATS])
     code = start(st, ws, rules, err, log, seed, deal_id, 0, False, levels, decl_team, starter)
     if code != ERR_NONE:
         return code

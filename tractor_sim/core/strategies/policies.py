@@ -20,5 +20,6 @@ policy(
 )
 policy(
     "learned", declare="override", discard="expert", lead="learned", follow="learned", model="learned-4x2.json",
-    description="expert's declaring and burial; leads and follows scored by a model distilled from the search",
+    description="expert's declaring and burial; leads and follows scored by the model learned-4x2.json (weights "
+                "distilled from the search; the strategies' own defaults, all 0, play as expert)",
 )
