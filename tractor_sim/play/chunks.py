@@ -165,7 +165,6 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
     if training:  # a row per candidate (kernels.search_play TR_*)
         width = max(p.search.max_candidates for p in pols if p.search is not None)
         records = np.zeros((plays * width, SPL.TR_FIELDS), dtype=np.float64)
-        recording = True
     else:
         records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
     counters = np.zeros(SPL.N_COUNTERS, dtype=np.int64)
@@ -174,7 +173,7 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
     if nrows >= 0:
         extra["decisions"] = extra.get("decisions", 0) + int(counters[SPL.C_DECISIONS])
         extra["rollouts"] = extra.get("rollouts", 0) + int(counters[SPL.C_ROLLOUTS])
-        if recording:
+        if recording or training:
             extra.setdefault("records", []).append(records[:counters[SPL.C_RECORDS]].copy())
     return nrows
 

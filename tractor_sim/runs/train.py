@@ -214,10 +214,11 @@ def run(cfg: Config, out: Path, command: str, advance=None, say=print) -> Path:
             new = play_round(cfg, r, advance)
             _atomic(data_path, lambda p: np.savez_compressed(open(p, "wb"), rows=new))
             say(f"round {r + 1}: {len(new):,} candidate rows in {time.process_time() - t0:.0f} s CPU")
-        held = scores(new, weights) if len(new) else {}  # the previous model on data it never saw
+        logged = len(log) and r in set(log["round"])
+        held = {} if logged or not len(new) else scores(new, weights)  # the previous model on data it never saw
         rows.append(new)
         weights = fit(np.concatenate(rows), cfg.ridge)
-        if not len(log) or r not in set(log["round"]):
+        if not logged:
             digest = learned.write(model_path, weights, _training(cfg, r))
             entry = {"round": r, "deals": (r + 1) * cfg.deals, "rows": sum(map(len, rows)),
                      **{f"heldout_{k}": v for k, v in held.items()},

@@ -39,8 +39,6 @@ EXPERT_MIN_POINTS = 5.0
 def _best(view, params, scratch, cands, ncand, out):
     """Score cands[:ncand] (row 0: the expert's answer), write the best into ``out``; returns its size.
     The features go through the scratch's last cells (past what the helpers keep there)."""
-    if ncand <= 1:  # forced, or nothing to weigh against the expert's answer
-        return _first(cands, out)
     feats = scratch[SCRATCH - N_FEATURES:SCRATCH]
     sit = stack_array(SITUATION_CELLS)
     situation(view, sit)
@@ -82,10 +80,9 @@ def learned_lead(view, params, rng, scratch, out):
         out[c] = 0
     expert_lead(view, out, scratch, EXPERT_MIN_TRUMPS, False, True, True)
     cands = stack_array(CAND_CELLS).reshape((MAX_SCORED, CARDS))
-    _first(cands, out)
-    tt = sl.trump_table(view)
-    ncand = lead_candidates(view[V_HAND], view, tt, cands, 1, MAX_SCORED)
-    return _best(view, params, scratch, cands, ncand, out)
+    n = _first(cands, out)
+    ncand = lead_candidates(view[V_HAND], view, sl.trump_table(view), cands, 1, MAX_SCORED)
+    return n if ncand <= 1 else _best(view, params, scratch, cands, ncand, out)
 
 
 @strategy("follow", "learned", params=WEIGHTS, ranges=RANGES)
@@ -99,13 +96,13 @@ def learned_follow(view, params, rng, scratch, out):
     sl.track_voids(view, scratch)
     play_smart(view, out, EXPERT_MIN_POINTS, True, scratch)
     cands = stack_array(CAND_CELLS).reshape((MAX_SCORED, CARDS))
-    _first(cands, out)
+    n = _first(cands, out)
     if view[V_META, M_LEAD_N] == 1:  # a single led needs no units (kernels.candidates._singles)
         units = stack_array(UNIT_FIELDS).reshape((1, UNIT_FIELDS))
         ncand = _follows(view, units, 0, cands)
     else:
         ncand = _follows_of_units(view, cands)
-    return _best(view, params, scratch, cands, ncand, out)
+    return n if ncand <= 1 else _best(view, params, scratch, cands, ncand, out)
 
 
 @njit(cache=True)
