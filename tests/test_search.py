@@ -437,3 +437,26 @@ def test_analyze_held_out_values_are_the_selections_on_independent_worlds():
     assert held[0, KS.CV_LEVELS] / held[0, KS.CV_N] == row["held_chosen_levels"]
     assert held[1, KS.CV_LEVELS] / held[1, KS.CV_N] == row["held_best_levels"]
     assert _gain(held, 1) == row["regret_levels"]
+
+
+@strategy.python_policy("test_search_wrap_expert")
+def _search_wrap_expert(decision):
+    return decision.ask("expert")
+
+
+@pytest.mark.parametrize("mode, n", [("fixed", 4), ("match", 1)])
+def test_a_search_beside_a_python_policy_plays_the_compiled_searchs_deals(mode, n):
+    """The stepped chunk (play.stepped, where a Python policy or bot sits) searches as the kernel's
+    driver does: a search against a Python policy answering as expert gives, deal for deal, the records
+    of the compiled search against expert; and the search changed the deals (not expert's own)."""
+    kw = dict(n=n, seed=21, duplicate=True, chunk_size=n, mode=mode, levels=(4, 6) if mode == "fixed" else (0, 0))
+    search = {"policy": "search", "base": "expert", "worlds": 2, "max_candidates": 4}
+    tags = ["matchup", "policy0", "policy1"]
+    compiled, cm = runner.simulate([(search, "expert")], **kw)
+    stepped, sm = runner.simulate([(search, "test_search_wrap_expert")], **kw)
+    plain, _ = runner.simulate([("expert", "test_search_wrap_expert")], **kw)
+    assert len(compiled) >= 2 * n
+    assert (compiled.drop(columns=tags).to_numpy() == stepped.drop(columns=tags).to_numpy()).all()
+    assert not compiled.drop(columns=tags).equals(plain.drop(columns=tags))
+    if mode == "match":
+        assert (cm.drop(columns=tags).to_numpy() == sm.drop(columns=tags).to_numpy()).all()

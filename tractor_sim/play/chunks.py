@@ -94,9 +94,6 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
     done = 0
     searching = any(p.search is not None for p in pols)
     stepped = any(p.player is not None for p in pols)
-    if stepped and searching:
-        raise SimulationError(f"matchup {spec.matchup}: a Python policy or bot plays beside compiled policies, "
-                              "not beside a search")
     extra: dict = {}
     while done < spec.count:
         todo = spec.count - done
@@ -107,7 +104,7 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
             if stepped:  # deal by deal through the step API (tractor_sim.play.stepped)
                 from tractor_sim.play import stepped as SP
 
-                nrows, err[PH.E_DONE] = SP.play_chunk(game, spec, pols, params, deals, matches, log, log_id)
+                nrows, err[PH.E_DONE] = SP.play_chunk(game, spec, pols, params, deals, matches, log, log_id, extra)
             elif searching:
                 nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches,
                                         err, log, log_id, cap, extra)

@@ -24,20 +24,58 @@ class PlayerFault(SimulationError):
     """A Python policy or a bot failed: raised, crashed, hung, wrote garbage or answered illegally."""
 
 
-def play_chunk(game, spec, pols, params, deals, matches, log, log_id) -> tuple[int, int]:
+def play_chunk(game, spec, pols, params, deals, matches, log, log_id, extra) -> tuple[int, int]:
     """Play ``spec`` into the kernel-shaped rows ``deals`` and ``matches``; (deal rows, items done).
-    The events of deal ``log_id`` (every deal's: match.LOG_ALL) go to ``log``, as in the kernel."""
+    The events of deal ``log_id`` (every deal's: match.LOG_ALL) go to ``log``, as in the kernel; a
+    searching team's decisions searched and rollouts are added to ``extra`` as chunks does."""
     M = game.kernels.match
     logs = lambda ident: log if ident == log_id or log_id == M.LOG_ALL else None  # noqa: E731
+    searches = [_Search(game, pol, params[team]) if pol.search is not None else None
+                for team, pol in enumerate(pols)]
     sessions = [_open(pol.player, game, spec) if pol.player is not None else None for pol in pols]
     try:
         if spec.mode == "fixed":
-            return _fixed(game, spec, pols, params, sessions, deals, logs)
-        return _matches(game, spec, pols, params, sessions, deals, matches, logs)
+            return _fixed(game, spec, pols, params, sessions, searches, deals, logs)
+        return _matches(game, spec, pols, params, sessions, searches, deals, matches, logs)
     finally:
         for s in sessions:
             if s is not None:
                 s.close()
+        for s in searches:
+            if s is not None:
+                extra["decisions"] = extra.get("decisions", 0) + int(s.counters[s.kernel.C_DECISIONS])
+                extra["rollouts"] = extra.get("rollouts", 0) + int(s.counters[s.kernel.C_ROLLOUTS])
+
+
+class _Search:
+    """A searching team's seats beside a Python policy or bot: after its base policy's answer, the
+    search replaces it at the decisions its settings name, as kernels.search_play's driver does (its
+    rollouts play the team's own policy at every seat, on the deal's own copy of its parameters)."""
+
+    def __init__(self, game, pol, team_params):
+        self.kernel = game.kernel("search_play")
+        self.settings = pol.search.row()
+        if pol.search.record or pol.search.train:
+            raise SimulationError(f"{pol.name!r}: a search that records (record, train) plays in compiled "
+                                  "matchups only, not beside a Python policy or bot")
+        KS, V = game.kernel("search"), game.kernels.view
+        searchable = {V.LEAD, V.FOLLOW, V.DISCARD}
+        self.decisions = {d for d in searchable if (self.settings[KS.SS_DECISIONS] >> d) & 1}
+        self.fns = tuple(pol.functions) * 2
+        self.team_params = team_params
+        self.counters = np.zeros(self.kernel.N_COUNTERS, dtype=np.int64)
+        self.roll_params = None
+
+    def new_deal(self):
+        self.roll_params = np.ascontiguousarray(np.stack([self.team_params, self.team_params]))
+
+    def answer(self, state, seat: int, decision: int, deal_id: int) -> int:
+        """Search the pending decision (the base answer in the state's ANSWER buffer); an error code."""
+        if decision not in self.decisions:
+            return 0
+        return int(self.kernel.search_answer(state._st, state._ws, state._enc, self.roll_params, self.fns,
+                                             np.int64(seat), np.int64(decision), self.settings, self.counters,
+                                             np.int64(deal_id)))
 
 
 def _open(info, game, spec):
@@ -45,7 +83,7 @@ def _open(info, game, spec):
     return PythonSession(info, spec) if info.kind == "python" else BotSession(info, game, spec)
 
 
-def _fixed(game, spec, pols, params, sessions, deals, logs):
+def _fixed(game, spec, pols, params, sessions, searches, deals, logs):
     M = game.kernels.match
     holders = game.level_holders
     levels = [spec.levels[spec.declaring_team]] * holders if game.friends else list(spec.levels)
@@ -53,12 +91,12 @@ def _fixed(game, spec, pols, params, sessions, deals, logs):
         ident = spec.first_id + i
         state = game.new_initial_state(spec.seed, ident, levels=levels, declaring_team=spec.declaring_team,
                                        log=logs(ident))
-        _play(state, spec, pols, params, sessions, ident)
+        _play(state, spec, pols, params, sessions, searches, ident)
         M._write(deals, i, ident, -1, 0, state._levels, _row(state))
     return spec.count, spec.count
 
 
-def _matches(game, spec, pols, params, sessions, deals, matches, logs):
+def _matches(game, spec, pols, params, sessions, searches, deals, matches, logs):
     K = game.kernels
     M, D, dims = K.match, K.deal, game.dims
     nrows = 0
@@ -70,7 +108,7 @@ def _matches(game, spec, pols, params, sessions, deals, matches, logs):
             state = game.new_initial_state(spec.seed, ident, levels=levels.tolist(), declaring_team=decl_team,
                                            starter=starter, round1=d == 0, deal_in_match=d,
                                            log=logs(ident * M.MAX_DEALS_PER_MATCH + d))
-            _play(state, spec, pols, params, sessions, ident * M.MAX_DEALS_PER_MATCH + d)
+            _play(state, spec, pols, params, sessions, searches, ident * M.MAX_DEALS_PER_MATCH + d)
             row = _row(state)
             M._write(deals, nrows, ident * M.MAX_DEALS_PER_MATCH + d, ident, d, levels, row)
             levels[:] = deals[nrows, M.X_LEVEL0_AFTER:M.X_LEVEL0_AFTER + dims.LEVELS]
@@ -99,18 +137,24 @@ def _row(state) -> np.ndarray:
     return state._st[ST.RESULT:ST.RESULT + D.D_FIELDS].copy()
 
 
-def _play(state, spec, pols, params, sessions, deal_id) -> None:
+def _play(state, spec, pols, params, sessions, searches, deal_id) -> None:
     """Answer every decision of ``state`` until the deal is over."""
     k = state._k
     ST, PH, team_of = k.state, k.phases, k.dims.team_of
     st, (views, scratch, rngs, _) = state._st, state._ws
     answer = st[ST.ANSWER:ST.ANSWER + state._d.CARDS]
+    for search in searches:
+        if search is not None:
+            search.new_deal()
     while not state.over:
         seat, d = int(st[ST.S_TO_ACT]), int(st[ST.S_DECISION])
         team = team_of(seat)
         session = sessions[team]
         if session is None:  # a compiled seat: its strategy on its own arrays, as the kernel calls it
             ret = pols[team].functions[d](views[seat], params[team, d], rngs[seat], scratch[seat], answer)
+            if searches[team] is not None and searches[team].answer(state, seat, d, deal_id) != PH.ERR_NONE:
+                raise SimulationError(_where(state, spec, pols[team].name, seat, deal_id,
+                                             "found no world consistent with its knowledge to search"))
             code = PH.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
             if code != PH.ERR_NONE:
                 raise SimulationError(_where(state, spec, pols[team].name, seat, deal_id,

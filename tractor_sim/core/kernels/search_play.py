@@ -28,7 +28,7 @@ from .match import (
     CHUNK_ARGS, LOG_ALL, MAX_DEALS_PER_MATCH, MODE_FIXED, MX_DEALS, MX_LEVEL0_FINAL, MX_MATCH_ID, MX_WINNER,
     X_LEVEL0_AFTER, X_LEVEL1_AFTER, _write, fixed_starter,
 )
-from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, start, to_act
+from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, WS_TYPE, start, to_act
 from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
 from .scoring import match_winner
 from .search import (
@@ -267,6 +267,22 @@ def _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, roll
     record[best_levels] = values[1, CV_LEVELS] / n
     record[best_points] = values[1, CV_POINTS] / n
     return played
+
+
+SEARCH_ANSWER_SIG = types.int64(types.int64[::1], WS_TYPE, types.int64[::1], types.float64[:, :, ::1], FUNCS_TYPE,
+                                types.int64, types.int64, types.int64[::1], types.int64[::1], types.int64)
+
+
+@njit(SEARCH_ANSWER_SIG, cache=True)
+def search_answer(st, ws, rules, roll_params, roll_fns, seat, decision, sets, counters, deal_id):
+    """One searched decision for a driver outside the kernel (tractor_sim.play.stepped, where a Python
+    policy or bot shares the table): search_step on a fresh work memory (the search's streams are keyed
+    by the deal and the decision, not by the work), the base policy's answer in the ANSWER buffer
+    replaced by the best candidate.  ``roll_fns`` and ``roll_params``: the searching team's rollouts,
+    as drive builds them.  Returns ERR_NONE, or -1 when a world could not be made."""
+    records = np.zeros((1, AR_FIELDS), dtype=np.float64)
+    return search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, new_search_work(rules), counters,
+                       records, deal_id)
 
 
 @njit(cache=True)
