@@ -8,7 +8,7 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev,dask,rl]"
+	$(PY) -m pip install --quiet --no-compile -e ".[dev,dask,rl]"
 	touch $@
 
 install: $(VENV)/.installed

@@ -47,6 +47,23 @@ SHARED = {
 }
 
 
+def pytest_sessionstart(session):
+    """Under xdist, the controller compiles the kernel set that test files of every group play (the
+    4-player 2-deck engine with basic, expert and random, and the step API) before the workers start:
+    otherwise each worker's first test compiles it at the same time, and a cold suite pays twice."""
+    config = session.config
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("dsession") \
+            or os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return
+    from tractor_sim.play.game import Game
+    from tractor_sim.runs import runner
+
+    runner.simulate([("expert", "basic"), ("random", "expert")], n=1, seed=0, duplicate=True, chunk_size=1)
+    state = Game.of().new_initial_state(0, 0)
+    while not state.over:
+        state.apply(state.answer_of("expert"))
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         name = item.path.name

@@ -240,6 +240,7 @@ def interaction_coverage(reps: int, seed: int = 3) -> tuple[float, float]:
     return hit / total, naive / total
 
 
+@pytest.mark.slow  # a statistical run: 100 replications
 def test_interaction_intervals_cover_with_shared_deals():
     """100 replications x 6 interactions: coverage in 93-97%; the errors of the two contexts' fits,
     correlated through the shared deals, taken as independent overcover (benchmarks/bench_interaction.py)."""

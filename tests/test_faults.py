@@ -97,6 +97,7 @@ def _sealed(out):
     return len(list((out / "parts").glob("*.sum"))) if (out / "parts").exists() else 0
 
 
+@pytest.mark.slow  # four kills; the default tier resumes after one (tests/test_cli.py)
 def test_kill_9_at_random_points_then_resume_is_identical(tmp_path):
     exp = tmp_path / "long.toml"
     exp.write_text(TINY.replace("count = 60", "count = 2000").replace("chunk_size = 20", "chunk_size = 50"))
@@ -120,7 +121,8 @@ def test_kill_9_at_random_points_then_resume_is_identical(tmp_path):
     assert (out / "deals.parquet").read_bytes() == (fresh / "deals.parquet").read_bytes()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, pytest.param(signal.SIGINT, marks=pytest.mark.slow),
+                                 pytest.param(signal.SIGHUP, marks=pytest.mark.slow)])  # one signal by default
 def test_the_lock_file_is_removed_however_a_run_ends(tmp_path, sig):
     """Finished, interrupted by a signal, or failed: no .lock is left behind (issue 28, item 6)."""
     exp = tmp_path / "long.toml"
@@ -320,9 +322,9 @@ def test_a_plugin_writing_past_its_view_stops_naming_it(tmp_path):
 
 def test_a_plugin_in_an_endless_loop_hits_the_time_limit(tmp_path):
     exp, out = _plugin_run(tmp_path, plugin_sources.endless("forever", "looper"), "looper")
-    proc = _cli(["run", exp, "--out", out, "--quiet", "--chunk-timeout", "20"])
+    proc = _cli(["run", exp, "--out", out, "--quiet", "--chunk-timeout", "6"])
     code, text = _done(proc, timeout=300)
-    _clean(code, text, 1, "no chunk finished within 20 s", "follow strategy 'forever'", "plug.py")
+    _clean(code, text, 1, "no chunk finished within 6 s", "follow strategy 'forever'", "plug.py")
     _assert_no_children_left(proc.pid)
 
 

@@ -96,11 +96,13 @@ def coverage(reps, naive=False, n=400, seed=0):
     return hit / total
 
 
+@pytest.mark.slow  # a statistical run: 600 replications
 def test_intervals_cover_with_shared_deals():
     # 600 replications x 6 differences; the clustered sandwich must cover 93-97%
     assert 0.93 <= coverage(600) <= 0.97
 
 
+@pytest.mark.slow  # a statistical run: 300 replications
 def test_independent_errors_undercover_so_the_test_can_fail():
     assert coverage(300, naive=True) < 0.93
 

@@ -90,6 +90,7 @@ def test_error_rates_resolve_five_from_seven_percent(probs):
     assert error_rate(probs, 0.05, 2000, seed=3) > 0.938
 
 
+@pytest.mark.slow  # a statistical run: 200 sequential tests
 def test_corrected_estimate_covers_after_stopping():
     rng = np.random.default_rng(5)
     p = tilted(REALISH, 0.03)
