@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
+from tractor_sim.stats import dist
 
 from tractor_sim.stats import summary as stats
 
@@ -99,8 +99,8 @@ def paired(deals: pd.DataFrame, players: int, a: str, b: str) -> dict:
     tot, dl = g["total"].to_numpy(float), g["deals"].to_numpy(float)
     mean = tot.sum() / dl.sum()
     se = math.sqrt(((tot - mean * dl) ** 2).sum() * n / (n - 1)) / dl.sum()
-    tq = st.t.ppf(0.975, n - 1)
-    p = float(2 * st.t.sf(abs(mean) / se, n - 1)) if se > 0 else (0.0 if mean else 1.0)
+    tq = dist.t_ppf(0.975, n - 1)
+    p = float(2 * dist.t_sf(abs(mean) / se, n - 1)) if se > 0 else (0.0 if mean else 1.0)
     return {**out, "mean": mean, "low": mean - tq * se, "high": mean + tq * se, "p_value": p}
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
+from tractor_sim.stats import dist
 
 from tractor_sim.stats import ratings
 
@@ -211,8 +211,8 @@ def head_to_head(r: dict) -> pd.DataFrame:
     for m in r["fit"]["matchups"].itertuples():
         g = r["pairs"][(r["pairs"]["matchup"] == m.matchup).to_numpy()]
         deals = int(g["deals"].sum())
-        tq = st.t.ppf(0.975, m.pairs - 1)
-        p = 2 * st.t.sf(abs(m.observed) / m.se, m.pairs - 1) if m.se > 0 else math.nan
+        tq = dist.t_ppf(0.975, m.pairs - 1)
+        p = 2 * dist.t_sf(abs(m.observed) / m.se, m.pairs - 1) if m.se > 0 else math.nan
         var_pair = m.se ** 2 * m.pairs
         needed = m.pairs * r["unpaired"].get(m.matchup, math.nan) / var_pair if var_pair > 0 else math.inf
         rows.append({"matchup": m.matchup, "A": m.a, "B": m.b, "pairs": f"{m.pairs:,}", "deals": f"{deals:,}",

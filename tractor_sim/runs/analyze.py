@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import scipy.stats as st
+from tractor_sim.stats import dist
 
 from tractor_sim.runs import engine
 from tractor_sim.play import search as S
@@ -182,7 +182,7 @@ def clustered_mean(values, clusters, confidence: float = 0.95) -> tuple[float, f
         return (mean, math.nan, math.nan)
     resid = np.bincount(groups, weights=v - mean, minlength=k)
     se = math.sqrt(k / (k - 1) * float((resid ** 2).sum())) / len(v)
-    half = float(st.t.ppf(0.5 + confidence / 2, k - 1)) * se
+    half = float(dist.t_ppf(0.5 + confidence / 2, k - 1)) * se
     return (mean, mean - half, mean + half)
 
 

@@ -19,7 +19,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
+from tractor_sim.stats import dist
 
 from tractor_sim.stats import ratings
 
@@ -80,7 +80,7 @@ def of_pairs(pair_tables: dict, confidence: float = 0.95, alpha: float = 0.05) -
     inf = {c: _influence(p, keys) for c, p in parts.items()}
     g = len(keys)
     scale = g / (g - 1) if g > 1 else math.nan
-    z = st.norm.ppf(0.5 + confidence / 2)
+    z = dist.norm_ppf(0.5 + confidence / 2)
     rows, columns = [], []
     for c1, c2 in combinations(list(inf), 2):
         (r1, h1, n1), (r2, h2, n2) = inf[c1], inf[c2]
@@ -90,7 +90,7 @@ def of_pairs(pair_tables: dict, confidence: float = 0.95, alpha: float = 0.05) -
             col = (h1[:, n1.index(a)] - h1[:, n1.index(b)]) - (h2[:, n2.index(a)] - h2[:, n2.index(b)])
             se = math.sqrt(scale * float(col @ col))
             diff = d1 - d2
-            p = 2 * st.norm.sf(abs(diff) / se) if se > 0 else (0.0 if diff else 1.0)
+            p = 2 * dist.norm_sf(abs(diff) / se) if se > 0 else (0.0 if diff else 1.0)
             rows.append({"a": a, "b": b, "context1": c1, "context2": c2, "difference1": d1, "difference2": d2,
                          "interaction": diff, "low": diff - z * se, "high": diff + z * se, "se": se, "p_value": p})
             columns.append(col)
@@ -126,7 +126,7 @@ def _wald(inf: dict, scale: float) -> dict | None:
     if df == 0:
         return None
     chi2 = float(e @ np.linalg.pinv(cov) @ e)
-    return {"chi2": chi2, "df": df, "p_value": float(st.chi2.sf(chi2, df)), "policies": common}
+    return {"chi2": chi2, "df": df, "p_value": float(dist.chi2_sf(chi2, df)), "policies": common}
 
 
 def verdicts(result: dict) -> list[dict]:

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
+from tractor_sim.stats import dist
 
 from tractor_sim.stats import summary as stats
 
@@ -140,7 +140,7 @@ def fit(pairs: pd.DataFrame, confidence: float = 0.95) -> dict:
     c[:, anchor] -= 1
     beta, cov = c @ beta, c @ cov @ c.T
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    z = st.norm.ppf(0.5 + confidence / 2)
+    z = dist.norm_ppf(0.5 + confidence / 2)
     games = np.bincount(np.concatenate([ia, ib]), weights=np.concatenate([d, d]), minlength=n_p)
     ratings = pd.DataFrame({"policy": names, "rating": beta, "low": beta - z * se, "high": beta + z * se,
                             "se": se, "games": games.astype(np.int64)})
@@ -181,7 +181,7 @@ def pairwise(result: dict, alpha: float = 0.05) -> pd.DataFrame:
     p-value and Holm's adjustment over all pairs; ``resolved`` when the adjusted
     p-value is below alpha. Head-to-head numbers where the two met."""
     r, cov = result["ratings"], result["cov"]
-    z = st.norm.ppf(0.5 + result["confidence"] / 2)
+    z = dist.norm_ppf(0.5 + result["confidence"] / 2)
     names = list(r["policy"])
     rating = dict(zip(r["policy"], r["rating"]))
     h2h = {}
@@ -193,7 +193,7 @@ def pairwise(result: dict, alpha: float = 0.05) -> pd.DataFrame:
         for b in names[i + 1:]:
             diff = rating[a] - rating[b]
             se = math.sqrt(max(0.0, cov.loc[a, a] + cov.loc[b, b] - 2 * cov.loc[a, b]))
-            p = 2 * st.norm.sf(abs(diff) / se) if se > 0 else (0.0 if diff else 1.0)
+            p = 2 * dist.norm_sf(abs(diff) / se) if se > 0 else (0.0 if diff else 1.0)
             obs, ose, oz = h2h.get((a, b), (math.nan, math.nan, math.nan))
             rows.append({"a": a, "b": b, "difference": diff, "low": diff - z * se, "high": diff + z * se,
                          "se": se, "p_value": p, "head_to_head": obs, "head_to_head_se": ose, "fit_z": oz})
@@ -203,7 +203,7 @@ def pairwise(result: dict, alpha: float = 0.05) -> pd.DataFrame:
     out["resolved"] = out["p_holm"] < alpha
     # simultaneous intervals over all k pairs (Bonferroni): one excludes 0 only where the raw p < alpha / k,
     # which Holm's first step already resolves; so no unresolved difference has one that excludes 0
-    zk = st.norm.ppf(1 - alpha / (2 * max(1, len(out))))
+    zk = dist.norm_ppf(1 - alpha / (2 * max(1, len(out))))
     out["sim_low"], out["sim_high"] = out["difference"] - zk * out["se"], out["difference"] + zk * out["se"]
     return out
 
@@ -249,5 +249,5 @@ def misfit(result: dict, threshold: float = 3.0) -> tuple[int, int, float]:
     z = obs["z"].to_numpy(float)
     z = z[np.isfinite(z)]
     df = len(obs) - (len(result["ratings"]) - 1)
-    p = float(st.chi2.sf((z ** 2).sum(), df)) if df > 0 else math.nan
+    p = float(dist.chi2_sf((z ** 2).sum(), df)) if df > 0 else math.nan
     return int((np.abs(z) > threshold).sum()), len(obs), p

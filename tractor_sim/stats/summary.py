@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
+from tractor_sim.stats import dist
 
 LEVEL_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 MIN_ROWS = 8  # row tables always show rows 0..7 (p<=0 .. 240-275 with two decks)
@@ -50,8 +50,8 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     """Wilson score interval for a proportion: sane near 0 and 1 and for small n."""
     if n <= 0:
         return (math.nan, math.nan)
-    ci = st.binomtest(int(successes), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
-    return (float(ci.low), float(ci.high))
+    ci = dist.wilson(int(successes), int(n), confidence)
+    return (float(ci[0]), float(ci[1]))
 
 
 def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
@@ -64,10 +64,10 @@ def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
     m = float(x.mean())
     if n < 2:
         return (m, math.nan, math.nan)
-    se = float(st.sem(x))
+    se = float(dist.sem(x))
     if se == 0:
         return (m, m, m)
-    lo, hi = st.t.interval(confidence, n - 1, loc=m, scale=se)
+    lo, hi = dist.t_interval(confidence, n - 1, m, se)
     return (m, float(lo), float(hi))
 
 
@@ -141,7 +141,7 @@ def clustered_mean(parts, cluster, cluster_matchup, n_matchups: int, confidence:
         ss = np.bincount(group, weights=s * s, minlength=k) - 2 * mean * np.bincount(group, weights=s * c, minlength=k) \
             + mean ** 2 * np.bincount(group, weights=c * c, minlength=k)
         se = np.sqrt(np.clip(ss, 0, None) * g / (g - 1)) / n
-        t = st.t.ppf(0.5 + confidence / 2, np.maximum(g - 1, 1))
+        t = dist.t_ppf(0.5 + confidence / 2, np.maximum(g - 1, 1))
     se = np.where(g > 1, se, np.nan)
     return pd.DataFrame({"n": n, "mean": mean, "se": se, "low": mean - t * se, "high": mean + t * se,
                          "clusters": g})
@@ -158,7 +158,7 @@ def _clustered_proportion(frame: pd.DataFrame, confidence: float) -> tuple[np.nd
         n_eff = n * binom / raw if binom > 0 and raw > 0 else n
         n_eff = min(n, n_eff)
         k = p * n_eff
-        z = st.norm.ppf(0.5 + confidence / 2)
+        z = dist.norm_ppf(0.5 + confidence / 2)
         centre = (k + z * z / 2) / (n_eff + z * z)
         half = z * math.sqrt(n_eff * p * (1 - p) + z * z / 4) / (n_eff + z * z)
         lo[i], hi[i] = max(0.0, centre - half), min(1.0, centre + half)
@@ -336,8 +336,8 @@ def paired_comparison(deals: pd.DataFrame, policy_a: str, policy_b: str,
     tot, dl = g["total"].to_numpy(float), g["deals"].to_numpy(float)
     mean = tot.sum() / dl.sum()  # levels per deal: total over total, in match mode too
     se = math.sqrt(((tot - mean * dl) ** 2).sum() * n / (n - 1)) / dl.sum()
-    tq = st.t.ppf(0.5 + confidence / 2, n - 1)
-    p_value = float(2 * st.t.sf(abs(mean) / se, n - 1)) if se > 0 else (0.0 if mean else 1.0)
+    tq = dist.t_ppf(0.5 + confidence / 2, n - 1)
+    p_value = float(2 * dist.t_sf(abs(mean) / se, n - 1)) if se > 0 else (0.0 if mean else 1.0)
     singles = frame["change"].to_numpy(float)
     var_p = se * se * n  # the variance of one pair's score (per-deal weighted)
     var_u = float(np.var(singles, ddof=1))
@@ -354,12 +354,12 @@ def paired_comparison(deals: pd.DataFrame, policy_a: str, policy_b: str,
 def min_detectable_effect(sd: float, n: float, alpha: float = 0.05, power: float = 0.8) -> float:
     """Smallest true mean difference a two-sided test at ``alpha`` detects with
     probability ``power`` from n units of standard deviation sd (normal approx.)."""
-    z = st.norm.ppf(1 - alpha / 2) + st.norm.ppf(power)
+    z = dist.norm_ppf(1 - alpha / 2) + dist.norm_ppf(power)
     return float(z * sd / math.sqrt(n))
 
 
 def deals_needed(sd: float, effect: float, alpha: float = 0.05, power: float = 0.8) -> int:
     """Units (pairs or deals, whichever sd refers to) needed to detect ``effect``:
     the inverse of ``min_detectable_effect``."""
-    z = st.norm.ppf(1 - alpha / 2) + st.norm.ppf(power)
+    z = dist.norm_ppf(1 - alpha / 2) + dist.norm_ppf(power)
     return int(math.ceil((z * sd / abs(effect)) ** 2))
