@@ -7,7 +7,8 @@ through numba's disk cache and the shared size packages (written under a
 lock), but two workers that start the same compile at once both pay for it.
 So the test files that compile the same kernel set are one xdist group and
 run on one worker, one after another: each game size compiles once per
-session.  Every other file is a group of its own (a file's tests share its
+session; a test of another file parametrized by one of those sizes (``game``) joins the size's
+group.  Every other file is a group of its own (a file's tests share its
 module-level state, e.g. registered test strategies).  Without xdist the
 marks do nothing.
 
@@ -44,9 +45,9 @@ SHARED = {
     "test_search.py": "search",
     "test_sampler.py": "search",
     "test_learned.py": "search",
-    "test_game.py": "the step API at 6/3 and 5/2 Finding Friends",
-    "test_env.py": "the step API at 6/3 and 5/2 Finding Friends",
 }
+# Tests of other files parametrized by one of those sizes (``game``): with the files of that size.
+SIZED = {(6, 3, "tractor"): "6 players 3 decks", (5, 2, "friends"): "Finding Friends"}
 
 
 def pytest_sessionstart(session):
@@ -69,4 +70,6 @@ def pytest_sessionstart(session):
 def pytest_collection_modifyitems(config, items):
     for item in items:
         name = item.path.name
-        item.add_marker(pytest.mark.xdist_group(SHARED.get(name, name)))
+        game = getattr(item, "callspec", None) and item.callspec.params.get("game")
+        sized = SIZED.get(tuple(game)) if isinstance(game, (tuple, list)) else None
+        item.add_marker(pytest.mark.xdist_group(sized or SHARED.get(name, name)))
