@@ -224,10 +224,17 @@ def test_tune_moves_a_python_policys_parameters(tmp_path):
     assert result is not None
 
 
-def test_analyze_and_search_refuse_a_python_policy_by_name():
-    res = CliRunner().invoke(main, ["analyze", "test_first_legal", "--deals", "1", "--worlds", "2", "--quiet"],
-                             catch_exceptions=False)
-    assert res.exit_code == 2 and "is not compiled" in res.output and "analyze and search take compiled policies" in res.output
+def test_a_search_over_a_python_policy_needs_a_compiled_rollout_policy():
+    res = CliRunner().invoke(main, ["analyze", "test_first_legal", "--deals", "1", "--worlds", "2", "--quiet",
+                                    "--rollout-policy", "test_wrap_expert"], catch_exceptions=False)
+    assert res.exit_code == 2 and "is not compiled" in res.output and "give rollout_policy" in res.output
+    res = CliRunner().invoke(main, ["analyze", "expert", "--deals", "1", "--rollout-policy", "basic", "--quiet"])
+    assert res.exit_code == 2 and "--rollout-policy goes with a Python policy or bot" in res.output
+    for table, what in (({"base": "test_first_legal"}, "give rollout_policy"),
+                        ({"base": "expert", "rollout_policy": "basic"}, "field 'rollout_policy' goes with a Python"),
+                        ({"base": "test_first_legal", "rollout_policy": "search"}, "a search cannot be rolled out")):
+        with pytest.raises(ValueError, match=what):
+            runner.simulate([({"policy": "search", **table}, "basic")], n=1, seed=1)
 
 
 def test_run_plays_a_python_policy_of_an_experiment_in_a_worker_and_resumes(tmp_path):

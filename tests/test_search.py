@@ -460,3 +460,22 @@ def test_a_search_beside_a_python_policy_plays_the_compiled_searchs_deals(mode, 
     assert not compiled.drop(columns=tags).equals(plain.drop(columns=tags))
     if mode == "match":
         assert (cm.drop(columns=tags).to_numpy() == sm.drop(columns=tags).to_numpy()).all()
+
+
+def test_a_python_policy_is_analyzed_and_searched_with_compiled_rollouts():
+    """A Python policy (or bot) as a search's base, with a compiled rollout_policy: analyze keeps its
+    answers and records their regret, the search replaces them; a Python policy answering as expert,
+    rolled out by expert, gives the compiled expert's analysis and search row for row."""
+    cols = lambda f: f.drop(columns=["replay"])  # noqa: E731 - the replay command names the policy
+    compiled = A.run("expert", deals=2, seed=3, worlds=4)
+    python = A.run("test_search_wrap_expert", deals=2, seed=3, worlds=4)
+    assert python["rollout_policy"] == "expert" and len(python["decisions"]) > 50
+    assert cols(compiled["decisions"]).equals(cols(python["decisions"]))
+    assert python["total_rollouts"] == compiled["total_rollouts"] > 0
+    kw = dict(n=2, seed=8, duplicate=True, chunk_size=2)
+    base = {"policy": "search", "worlds": 2, "max_candidates": 4}
+    searched, _ = runner.simulate([({**base, "base": "expert"}, "basic")], **kw)
+    over_python, _ = runner.simulate([({**base, "base": "test_search_wrap_expert", "rollout_policy": "expert"},
+                                       "basic")], **kw)
+    tags = ["matchup", "policy0", "policy1"]
+    assert searched.drop(columns=tags).equals(over_python.drop(columns=tags))

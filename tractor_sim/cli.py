@@ -667,9 +667,11 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
 @click.option("--worst", default="10", show_default=True, help="Worst decisions listed with their replay command.")
 @click.option("--out", type=click.Path(file_okay=False), help="Report directory (default runs/analyze-POLICY).")
+@click.option("--rollout-policy", help="For a Python policy or bot: the compiled policy the search rolls out after "
+                                      "its decisions (default expert).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, levels, declaring_team, rules_json,
-            modules, worst, out, quiet):
+            modules, worst, out, rollout_policy, quiet):
     """Where does POLICY lose its levels? The search values each of its leads and follows.
 
     \b
@@ -679,8 +681,11 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     on independent worlds: regret = selection - play there (unbiased), in
     levels and points, by decision type and trick, beside the in-sample
     regret (upper-biased), with the worst decisions and their replays.
-    Example:
+    A Python policy or bot plays too: the rollouts after its decisions are
+    played by --rollout-policy (compiled; default expert).
+    Examples:
       tractor-sim analyze expert --deals 20 --worlds 16 --out runs/analyze-expert
+      tractor-sim analyze python_example --module strategies/python_example.py --deals 4
     """
     from tractor_sim.runs import analyze as A
     from tractor_sim.play.sandbox import interruptible
@@ -699,8 +704,9 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"
     from tractor_sim.runs import firstrun
 
+    rolled = None if rollout_policy is None else _policy_option(rollout_policy, "--rollout-policy")
     try:
-        A.check_policy(pol)  # before the search compiles: a Python policy or a bot is refused at once
+        A.rollout_policy_of(pol, rolled)  # before the search compiles
     except ValueError as e:
         _fail(str(e))
     cold = firstrun.search_pending()
@@ -709,7 +715,8 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     with _progress(quiet, -(-max(1, counts["--deals"]) // A.CHUNK), 0, warmup=bool(cold)) as advance, interruptible():
         result = A.run(pol, deals=counts["--deals"], seed=seed, rules=rules, worlds=counts["--worlds"],
                        rollouts=counts["--rollouts"], max_candidates=counts["--max-candidates"], source=source,
-                       levels=lv, declaring_team=declaring_team, modules=modules, progress=advance)
+                       levels=lv, declaring_team=declaring_team, modules=modules, progress=advance,
+                       rollout_policy=rolled)
     md, html_path, _ = A.write_report(result, Path(out or Path("runs") / _dir_name(f"analyze-{name}")), counts["--worst"])
     click.echo(A.as_text(result))
     click.echo(f"report: {md}\nreport: {html_path}")

@@ -706,10 +706,19 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         resolved = resolve_policy(base, package, idle)
     except StrategyError as e:
         raise StrategyError(f"policy {shown(name)}: field 'base': {e}") from None
-    if resolved.player is not None:
-        raise StrategyError(f"policy {name!r}: a search rolls out its base policy in compiled code; "
-                            f"{resolved.player.describe()} is not compiled (analyze and search take compiled "
-                            "policies)")
+    rolled = resolved
+    if settings.rollout_policy is not None:
+        if resolved.player is None:
+            raise StrategyError(f"policy {name!r}: field 'rollout_policy' goes with a Python policy or bot as the "
+                                "base; a compiled base is rolled out itself")
+        try:
+            rolled = resolve_policy(settings.rollout_policy, package, idle)
+        except StrategyError as e:
+            raise StrategyError(f"policy {shown(name)}: field 'rollout_policy': {e}") from None
+    if rolled.player is not None:
+        raise StrategyError(f"policy {name!r}: a search rolls out a policy in compiled code; "
+                            f"{rolled.player.describe()} is not compiled (give rollout_policy, a compiled policy, "
+                            "e.g. {policy = \"search\", base = ..., rollout_policy = \"expert\"})")
     if settings.source == "sampled" and not search.SAMPLER_READY:
         raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
@@ -721,8 +730,11 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         spec_table["train"] = True
     if settings.decisions != search.SEARCHABLE:
         spec_table["decisions"] = list(settings.decisions)
-    return ResolvedPolicy(name, resolved.functions, resolved.params, resolved.strategies, resolved.param_names,
-                          spec_table, resolved.sources, settings)
+    if rolled is not resolved:
+        spec_table["rollout_policy"] = rolled.spec
+    return ResolvedPolicy(name, rolled.functions, rolled.params, rolled.strategies, rolled.param_names,
+                          spec_table, tuple(dict.fromkeys(resolved.sources + rolled.sources)), settings,
+                          resolved.player)
 
 
 # ---------------------------------------------------------------- loading

@@ -14,7 +14,9 @@ written wherever a policy is:
 * a table: ``{policy = "search", base = "expert", worlds = 32, rollouts = 1}``
   (also ``max_candidates``, and ``decisions``, a list of the decisions
   searched among ``discard``, ``lead`` and ``follow``, all by default;
-  ``base`` may be a policy table).
+  ``base`` may be a policy table).  A Python policy or process bot as the
+  base needs ``rollout_policy``, a compiled policy rolled out at every seat:
+  the base's answer is the first candidate (docs/bots.md).
 
 ``oracle`` is the same search given the true deal instead of sampled
 worlds: it sees every hand and the kitty, so it cheats; it is the upper
@@ -53,6 +55,9 @@ def _settings() -> Table:
         Text("name", "the name shown (default KIND:BASE:WORLDS[:ROLLOUTS][DECISIONS])", 200),
         Shape("base", (str, dict), "a policy name or table", "the policy rolled out at every seat, and playing "
                                                              "the decisions not searched (default expert)"),
+        Shape("rollout_policy", (str, dict), "a compiled policy name or table",
+              "the policy rolled out at every seat when the base is a Python policy or bot (whose answers the "
+              "search then values and replaces, or with record keeps)"),
         Whole("worlds", 1, KS.MAX_WORLDS, f"worlds per searched decision (default {DEFAULT_WORLDS})",
               "the stream keys leave room for these"),
         Whole("rollouts", 1, KS.MAX_ROLLOUTS, f"rollouts per world and candidate (default {DEFAULT_ROLLOUTS})",
@@ -91,6 +96,7 @@ class SearchSettings:
     record: bool = False  # play the base policy's own answers and record their regret (analyze)
     train: bool = False  # play them and record every candidate's features and value (tractor-sim train)
     decisions: tuple = SEARCHABLE  # the decisions searched
+    rollout_policy: object = None  # the compiled policy rolled out beside a Python or process base (None: the base)
 
     @property
     def source(self) -> str:
@@ -153,7 +159,11 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
         record=checked.get("record", False),
         train=checked.get("train", False),
         decisions=checked.get("decisions", SEARCHABLE),
+        rollout_policy=checked.get("rollout_policy"),
     )
+    if is_search(settings.rollout_policy):
+        raise SearchSpecError(f"{where}field 'rollout_policy': a search cannot be rolled out "
+                              f"({settings.rollout_policy!r})")
     base_name = base if isinstance(base, str) else base.get("name") or base.get("policy") or "custom"
     name = checked.get("name") or f"{kind}:{base_name}:{settings.worlds}" + (
         f":{settings.rollouts}" if settings.rollouts != DEFAULT_ROLLOUTS else "") + (

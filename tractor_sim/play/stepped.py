@@ -30,7 +30,8 @@ def play_chunk(game, spec, pols, params, deals, matches, log, log_id, extra) -> 
     searching team's decisions searched and rollouts are added to ``extra`` as chunks does."""
     M = game.kernels.match
     logs = lambda ident: log if ident == log_id or log_id == M.LOG_ALL else None  # noqa: E731
-    searches = [_Search(game, pol, params[team]) if pol.search is not None else None
+    rows = []  # the analysis rows of both teams' searches, in the order of the plays (as the kernel writes them)
+    searches = [_Search(game, pol, params[team], rows) if pol.search is not None else None
                 for team, pol in enumerate(pols)]
     sessions = [_open(pol.player, game, spec) if pol.player is not None else None for pol in pols]
     try:
@@ -45,6 +46,8 @@ def play_chunk(game, spec, pols, params, deals, matches, log, log_id, extra) -> 
             if s is not None:
                 extra["decisions"] = extra.get("decisions", 0) + int(s.counters[s.kernel.C_DECISIONS])
                 extra["rollouts"] = extra.get("rollouts", 0) + int(s.counters[s.kernel.C_ROLLOUTS])
+        if rows:
+            extra.setdefault("records", []).append(np.array(rows))
 
 
 class _Search:
@@ -52,12 +55,14 @@ class _Search:
     search replaces it at the decisions its settings name, as kernels.search_play's driver does (its
     rollouts play the team's own policy at every seat, on the deal's own copy of its parameters)."""
 
-    def __init__(self, game, pol, team_params):
+    def __init__(self, game, pol, team_params, rows: list):
         self.kernel = game.kernel("search_play")
         self.settings = pol.search.row()
-        if pol.search.record or pol.search.train:
-            raise SimulationError(f"{pol.name!r}: a search that records (record, train) plays in compiled "
+        if pol.search.train:
+            raise SimulationError(f"{pol.name!r}: a search that records training rows (train) plays in compiled "
                                   "matchups only, not beside a Python policy or bot")
+        self.records = np.zeros((1, self.kernel.AR_FIELDS), dtype=np.float64)
+        self.rows = rows  # the analysis rows written (record), shared by the chunk's searches
         KS, V = game.kernel("search"), game.kernels.view
         searchable = {V.LEAD, V.FOLLOW, V.DISCARD}
         self.decisions = {d for d in searchable if (self.settings[KS.SS_DECISIONS] >> d) & 1}
@@ -73,9 +78,13 @@ class _Search:
         """Search the pending decision (the base answer in the state's ANSWER buffer); an error code."""
         if decision not in self.decisions:
             return 0
-        return int(self.kernel.search_answer(state._st, state._ws, state._enc, self.roll_params, self.fns,
+        self.counters[self.kernel.C_RECORDS] = 0
+        code = int(self.kernel.search_answer(state._st, state._ws, state._enc, self.roll_params, self.fns,
                                              np.int64(seat), np.int64(decision), self.settings, self.counters,
-                                             np.int64(deal_id)))
+                                             self.records, np.int64(deal_id)))
+        if self.counters[self.kernel.C_RECORDS]:
+            self.rows.append(self.records[0].copy())
+        return code
 
 
 def _open(info, game, spec):
@@ -167,13 +176,32 @@ def _play(state, spec, pols, params, sessions, searches, deal_id) -> None:
         except PlayerFailed as e:
             raise PlayerFault(_where(state, spec, session.describe(), seat, deal_id, str(e))) from None
         try:
-            _, code = state._run(got)
+            if searches[team] is None:
+                _, code = state._run(got)
+            else:  # the answer is the search's first candidate, then the search's answer is applied
+                code = _searched(state, searches[team], got, seat, d, deal_id, spec, pols[team].name)
         except IllegalAnswer as e:
             raise PlayerFault(_where(state, spec, session.describe(), seat, deal_id, f"answered {e}")) from None
         if code != PH.ERR_NONE:
             raise PlayerFault(_where(state, spec, session.describe(), seat, deal_id,
                                      f"answered {state.game.error_name(code)}: {got!r} "
                                      f"({turn.decision}{'/' + turn.step if turn.step else ''})"))
+
+
+def _searched(state, search, got, seat, d, deal_id, spec, name) -> int:
+    """Apply a Python policy's or bot's answer ``got`` through its team's search: encoded into the
+    answer buffer as the base's answer is in the kernel, searched (replaced, or kept and recorded),
+    then applied; the phase function's code."""
+    st, ST = state._st, state._k.state
+    _, code = state.clone()._run(got)  # an illegal answer is the player's fault, never a candidate searched
+    if code != state._k.phases.ERR_NONE:
+        return code
+    ret, out = state._encode(got)
+    st[ST.ANSWER:ST.ANSWER + state._d.CARDS] = out
+    if search.answer(state, seat, d, deal_id) != state._k.phases.ERR_NONE:
+        raise SimulationError(_where(state, spec, name, seat, deal_id,
+                                     "found no world consistent with its knowledge to search"))
+    return state._k.phases.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
 
 
 def _where(state, spec, who, seat, deal_id, what) -> str:

@@ -2,7 +2,9 @@
 
 All four seats play POLICY on N deals.  At every burial, lead and follow the
 compiled search (kernels.search) values the policy's own play and every
-other candidate by rollouts with POLICY at every seat, over the same worlds
+other candidate by rollouts with POLICY at every seat (a Python policy or
+bot cannot run inside the kernel: its rollouts are played by a compiled
+``rollout_policy``, expert by default), over the same worlds
 for all of them (common random numbers), and the policy's play is the one
 made, so the deals are POLICY's own and ``tractor-sim replay --a POLICY --b
 POLICY`` shows them.  The *regret* of a decision is what the search's
@@ -64,25 +66,31 @@ def _cards(counts) -> str:
     return " ".join(card_str(c) for c in range(CARDS - 1, -1, -1) for _ in range(int(counts[c]))) or "(none)"
 
 
-def check_policy(policy) -> None:
-    """Analyze values a base policy's decisions: not a search's (its choices come from rollouts), and
-    a compiled one: the search rolls it out at every seat inside the compiled kernel, thousands of
-    times a decision, which no Python policy or bot can be (checked before anything compiles)."""
+DEFAULT_ROLLOUT_POLICY = "expert"  # rolled out after a Python policy's or bot's decisions
+
+
+def rollout_policy_of(policy, rollout_policy=None):
+    """The compiled policy the search rolls out to value ``policy``'s decisions: the policy itself when it
+    is compiled (the regret of its choices, it playing on); for a Python policy or bot, which cannot run
+    thousands of times a decision inside the kernel, ``rollout_policy`` (default expert: the regret of
+    its choices when the play goes on as expert plays).  Checked before anything compiles."""
     from tractor_sim.play import registry as strategy
 
     if S.is_search(policy):
         raise ValueError(f"analyze: {policy!r} is a search; give the policy to analyze, e.g. expert "
                          "(the search is what values its decisions)")
     resolved = strategy.resolve_policy(policy)
-    if resolved.player is not None:
-        raise ValueError(f"analyze: {resolved.player.describe()} is not compiled: the search rolls the policy out "
-                         "at every seat in compiled code (analyze and search take compiled policies; compare and "
-                         "run play it)")
+    if resolved.player is None:
+        if rollout_policy is not None:
+            raise ValueError(f"analyze: --rollout-policy goes with a Python policy or bot; {resolved.name!r} is "
+                             "compiled and rolled out itself")
+        return None
+    return DEFAULT_ROLLOUT_POLICY if rollout_policy is None else rollout_policy
 
 
 def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, rollouts: int = 1,
         max_candidates: int = S.DEFAULT_MAX_CANDIDATES, source: str | None = None, levels=(0, 0),
-        declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None) -> dict:
+        declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None, rollout_policy=None) -> dict:
     """Play ``deals`` deals of POLICY at every seat and value each burial, lead and follow (module docstring).
 
     ``source``: "sampled" (the seat's knowledge; needs the sampler) or "true" (the true deal only);
@@ -94,7 +102,7 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
     for m in modules:
         strategy.load_module(m)
     deals = NUMBERS["deals"].check(deals, "analyze: ")
-    check_policy(policy)
+    rolled = rollout_policy_of(policy, rollout_policy)
     if source is None:
         source = "sampled" if S.SAMPLER_READY else "true"
     if source not in ("sampled", "true"):
@@ -103,7 +111,12 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
     name = policy if isinstance(policy, str) else policy.get("name") or policy.get("policy") or "custom"
     recorder = {"policy": kind, "base": policy, "worlds": worlds, "rollouts": rollouts,
                 "max_candidates": max_candidates, "record": True, "name": name}
-    strategy.resolve_policy(recorder)  # the budget is checked here, before anything runs
+    if rolled is not None:
+        recorder["rollout_policy"] = rolled
+    try:
+        strategy.resolve_policy(recorder)  # the budget is checked here, before anything runs
+    except strategy.StrategyError as e:
+        raise ValueError(f"analyze: {str(e).replace(repr(name), repr(policy), 1)}") from None
     specs = engine.plan_chunks([{"name": "analyze", "a": recorder, "b": recorder}], mode="fixed", n=deals, seed=seed,
                                rules=rules, duplicate=False, chunk_size=chunk_size, levels=levels,
                                declaring_team=declaring_team, modules=modules)
@@ -119,7 +132,8 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
     frame = decisions_frame(np.concatenate(parts) if parts else np.zeros((0, 1)), source)
     replay_spec = replace(specs[0], policies=(policy, policy), names=(name, name))
     frame["replay"] = [engine.replay_command(replay_spec, int(d)) for d in frame["deal_id"]]
-    return {"policy": name, "decisions": frame, "source": source, "worlds": worlds, "rollouts": rollouts,
+    return {"policy": name, "rollout_policy": rolled, "decisions": frame, "source": source, "worlds": worlds,
+            "rollouts": rollouts,
             "deals": deals, "seed": seed, "seconds": seconds, "total_rollouts": n_rollouts, "specs": specs}
 
 
@@ -225,6 +239,16 @@ def _table(s: pd.DataFrame, by: str) -> pd.DataFrame:
     return out
 
 
+def _rolled_name(result: dict) -> str:
+    """Who plays the rollouts: the policy, or the compiled policy rolled out after a Python policy's or bot's
+    decisions (its regret is then against play going on as that policy plays)."""
+    rolled = result.get("rollout_policy")
+    if rolled is None:
+        return result["policy"]
+    name = rolled if isinstance(rolled, str) else rolled.get("name") or rolled.get("policy") or "custom"
+    return f"{name} (the compiled policy rolled out after {result['policy']}'s decisions)"
+
+
 def as_text(result: dict) -> str:
     """The by-type table for the terminal."""
     t = _table(summary(result["decisions"], "decision"), "decision")
@@ -258,7 +282,7 @@ def write_report(result: dict, out_dir, worst_k: int = DEFAULT_WORST) -> tuple[P
             f"{result['deals']} deals (seed {result['seed']}), {result['policy']} at every seat; "
             f"{len(frame)} leads and follows, {int((frame['candidates'] > 1).sum())} with a choice; "
             f"each candidate valued by {result['worlds']} worlds x {result['rollouts']} rollouts of "
-            f"{result['policy']} to the end of the deal ({result['total_rollouts']:,} rollouts, "
+            f"{_rolled_name(result)} to the end of the deal ({result['total_rollouts']:,} rollouts, "
             f"{result['seconds']:.1f} s). Regret (held-out, the headline) = the search's selection minus the "
             f"policy's play, both valued on a second, independent set of as many worlds and rollouts (common "
             f"to the two): the selection is the best mean on the first set. It is an unbiased estimate of "

@@ -270,17 +270,18 @@ def _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, roll
 
 
 SEARCH_ANSWER_SIG = types.int64(types.int64[::1], WS_TYPE, types.int64[::1], types.float64[:, :, ::1], FUNCS_TYPE,
-                                types.int64, types.int64, types.int64[::1], types.int64[::1], types.int64)
+                                types.int64, types.int64, types.int64[::1], types.int64[::1], types.float64[:, ::1],
+                                types.int64)
 
 
 @njit(SEARCH_ANSWER_SIG, cache=True)
-def search_answer(st, ws, rules, roll_params, roll_fns, seat, decision, sets, counters, deal_id):
+def search_answer(st, ws, rules, roll_params, roll_fns, seat, decision, sets, counters, records, deal_id):
     """One searched decision for a driver outside the kernel (tractor_sim.play.stepped, where a Python
-    policy or bot shares the table): search_step on a fresh work memory (the search's streams are keyed
-    by the deal and the decision, not by the work), the base policy's answer in the ANSWER buffer
-    replaced by the best candidate.  ``roll_fns`` and ``roll_params``: the searching team's rollouts,
-    as drive builds them.  Returns ERR_NONE, or -1 when a world could not be made."""
-    records = np.zeros((1, AR_FIELDS), dtype=np.float64)
+    policy or bot sits): search_step on a fresh work memory (the search's streams are keyed by the deal
+    and the decision, not by the work), the answer in the ANSWER buffer its first candidate, replaced
+    by the best (with SS_RECORD kept, and an analysis row written at ``records[counters[C_RECORDS]]``).
+    ``roll_fns`` and ``roll_params``: the team's rollouts, as drive builds them.  Returns ERR_NONE, or
+    -1 when a world could not be made."""
     return search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, new_search_work(rules), counters,
                        records, deal_id)
 
