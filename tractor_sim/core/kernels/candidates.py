@@ -101,6 +101,14 @@ def _add(cands, n, play, max_out):
     first = 0  # the play's first card: most listed plays differ there, so it is looked at first
     while first < CARDS - 1 and play[first] == 0:
         first += 1
+    return _add_at(cands, n, play, first, max_out)
+
+
+@njit(cache=True)
+def _add_at(cands, n, play, first, max_out):
+    """_add for a play whose first card (lowest id held) the caller knows: a play of one card id."""
+    if n >= max_out:
+        return n
     for i in range(n):
         if cands[i, first] != play[first]:
             continue
@@ -153,7 +161,7 @@ def lead_candidates(hand, view, tt, cands, n, max_out):
                 if hand[c] < k or cls[c] != c:
                     continue
                 play[c] = k
-                n = _add(cands, n, play, max_out)
+                n = _add_at(cands, n, play, c, max_out)
                 play[c] = 0
     return n
 
@@ -263,7 +271,7 @@ def _singles(cls, pool, npool, cands, n, max_out):
         if i > 0 and cls[c] != NO_CLASS and cls[pool[i - 1]] == cls[c]:
             continue
         play[c] = 1
-        n = _add(cands, n, play, max_out)
+        n = _add_at(cands, n, play, c, max_out)
         play[c] = 0
     return n
 
@@ -282,6 +290,10 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
         if left == 0:
             return _add(cands, n, base, max_out)
         return n
+    for d in range(CARDS):  # the choice is added to base and taken off again after the test
+        play[d] = base[d]
+    held = C.suit_count(hand, tt, lead_suit)  # the hand's side of the follow rule: the same for every choice
+    held_pairs = C.suit_pairs(hand, tt, lead_suit)
     i = 0
     rest = left
     tried = 0
@@ -302,19 +314,34 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
         rest -= take[i]
         if rest == 0:
             tried += 1
-            for d in range(CARDS):
-                play[d] = base[d]
             for j in range(i + 1):
                 play[pool[j]] += take[j]
-            if C.follow_ok(hand, play, lead_n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
-                           rules):
+            if _follow_legal(hand, play, held, held_pairs, lead_suit, lead_n, lead_pairs, lead_kind, lead_units,
+                             lead_nu, tt, rules):
                 n = _add(cands, n, play, max_out)
+            for j in range(i + 1):
+                play[pool[j]] -= take[j]
             continue  # next option at the same depth
         if i + 1 < npool:
             i += 1
             take[i] = -1
         # else: not enough cards left on this path; the next option at the same depth
     return n
+
+
+@njit(cache=True, inline='always')
+def _follow_legal(hand, play, held, held_pairs, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
+                  rules):
+    """combos.follow_ok for a play of ``lead_n`` cards from ``hand``, which holds ``held`` cards
+    (``held_pairs`` pairs) of the led suit: the hand's counts taken once per enumeration."""
+    if DECKS > PAIR:
+        return C.follow_ok(hand, play, lead_n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
+                           rules)
+    verdict = C.follow_counts_ok(lead_n, held, C.suit_count(play, tt, lead_suit), held_pairs,
+                                 C.suit_pairs(play, tt, lead_suit), lead_n, lead_pairs, lead_kind, rules)
+    if verdict == C.FOLLOW_CHECK_TRACTORS:
+        return C.tractors_followed(hand, play, lead_suit, lead_units, lead_nu, tt)
+    return verdict == C.FOLLOW_LEGAL
 
 
 @njit(cache=True, inline='always')
