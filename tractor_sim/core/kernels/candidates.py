@@ -294,6 +294,8 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
         play[d] = base[d]
     held = C.suit_count(hand, tt, lead_suit)  # the hand's side of the follow rule: the same for every choice
     held_pairs = C.suit_pairs(hand, tt, lead_suit)
+    base_in = C.suit_count(base, tt, lead_suit)  # the base's: the pool holds no card of the base
+    base_pairs = C.suit_pairs(base, tt, lead_suit)
     i = 0
     rest = left
     tried = 0
@@ -314,10 +316,23 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
         rest -= take[i]
         if rest == 0:
             tried += 1
+            if DECKS > PAIR:
+                verdict = C.FOLLOW_CHECK_TRACTORS  # follow_ok decides, on the play
+            else:  # the follow rule's counts of the play, from the choice: combos.follow_ok's first test
+                played = base_in
+                played_pairs = base_pairs
+                for j in range(i + 1):
+                    if tt[TT_EFF, pool[j]] == lead_suit:
+                        played += take[j]
+                        played_pairs += take[j] // PAIR
+                verdict = C.follow_counts_ok(lead_n, held, played, held_pairs, played_pairs, lead_n, lead_pairs,
+                                             lead_kind, rules)
+            if verdict == C.FOLLOW_ILLEGAL:
+                continue
             for j in range(i + 1):
                 play[pool[j]] += take[j]
-            if _follow_legal(hand, play, held, held_pairs, lead_suit, lead_n, lead_pairs, lead_kind, lead_units,
-                             lead_nu, tt, rules):
+            if verdict == C.FOLLOW_LEGAL or _follow_legal(hand, play, lead_suit, lead_n, lead_pairs, lead_kind,
+                                                          lead_units, lead_nu, tt, rules):
                 n = _add(cands, n, play, max_out)
             for j in range(i + 1):
                 play[pool[j]] -= take[j]
@@ -330,18 +345,13 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
 
 
 @njit(cache=True, inline='always')
-def _follow_legal(hand, play, held, held_pairs, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
-                  rules):
-    """combos.follow_ok for a play of ``lead_n`` cards from ``hand``, which holds ``held`` cards
-    (``held_pairs`` pairs) of the led suit: the hand's counts taken once per enumeration."""
+def _follow_legal(hand, play, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt, rules):
+    """The rest of combos.follow_ok once the counts allow the play (FOLLOW_CHECK_TRACTORS); all of it
+    with 3 and 4 decks."""
     if DECKS > PAIR:
         return C.follow_ok(hand, play, lead_n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
                            rules)
-    verdict = C.follow_counts_ok(lead_n, held, C.suit_count(play, tt, lead_suit), held_pairs,
-                                 C.suit_pairs(play, tt, lead_suit), lead_n, lead_pairs, lead_kind, rules)
-    if verdict == C.FOLLOW_CHECK_TRACTORS:
-        return C.tractors_followed(hand, play, lead_suit, lead_units, lead_nu, tt)
-    return verdict == C.FOLLOW_LEGAL
+    return C.tractors_followed(hand, play, lead_suit, lead_units, lead_nu, tt)
 
 
 @njit(cache=True, inline='always')
