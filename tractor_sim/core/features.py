@@ -141,7 +141,7 @@ def candidate_features(view, scratch, sit, cand, is_base, out):
     candidate_features_of(view, scratch, sit, cand, is_base, out, lunits, lnu)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def candidate_features_of(view, scratch, sit, cand, is_base, out, lunits, lnu):
     """candidate_features with the lead's units given (``lead_units``, once for every candidate)."""
     tt = view[V_EFF:]

@@ -67,30 +67,37 @@ def card_classes(hand, unknown, tt, cls):
     position from the previous one's to its own."""
     for c in range(CARDS):
         cls[c] = NO_CLASS
-    unknown_at = stack_array(MAX_POS)  # per position of the suit: an unknown card there (one pass per suit)
     for s in range(EFF_SUITS):
-        for q in range(MAX_POS):
-            unknown_at[q] = 0
-        for i in range(tt[TT_META, META_NCARDS + s]):
-            d = tt[TT_SUIT + s, i]
-            if unknown[d] > 0:
-                unknown_at[tt[TT_POS, d]] = 1
-        prev = -1
-        clear_since = True  # no unknown card from the previous held card's position up to here
-        for i in range(tt[TT_META, META_NCARDS + s]):
-            c = tt[TT_SUIT + s, i]
-            if hand[c] == 0:
-                if unknown[c] > 0:
-                    clear_since = False
-                continue
-            same_pos_unknown = unknown_at[tt[TT_POS, c]] != 0  # an unknown card at this card's position
-            if (prev >= 0 and clear_since and not same_pos_unknown and unknown[c] == 0 and unknown[prev] == 0
-                    and POINTS[c] == POINTS[prev] and hand[c] == hand[prev]):
-                cls[c] = cls[prev]
-            else:
-                cls[c] = c
-            prev = c
-            clear_since = not same_pos_unknown and unknown[c] == 0
+        suit_classes(hand, unknown, tt, cls, s)
+
+
+@njit(cache=True)
+def suit_classes(hand, unknown, tt, cls, s):
+    """card_classes for the held cards of effective suit s only (the classes never span suits); reads
+    unknown[] of that suit's cards only."""
+    unknown_at = stack_array(MAX_POS)  # per position of the suit: an unknown card there
+    for q in range(MAX_POS):
+        unknown_at[q] = 0
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        d = tt[TT_SUIT + s, i]
+        if unknown[d] > 0:
+            unknown_at[tt[TT_POS, d]] = 1
+    prev = -1
+    clear_since = True  # no unknown card from the previous held card's position up to here
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        c = tt[TT_SUIT + s, i]
+        if hand[c] == 0:
+            if unknown[c] > 0:
+                clear_since = False
+            continue
+        same_pos_unknown = unknown_at[tt[TT_POS, c]] != 0  # an unknown card at this card's position
+        if (prev >= 0 and clear_since and not same_pos_unknown and unknown[c] == 0 and unknown[prev] == 0
+                and POINTS[c] == POINTS[prev] and hand[c] == hand[prev]):
+            cls[c] = cls[prev]
+        else:
+            cls[c] = c
+        prev = c
+        clear_since = not same_pos_unknown and unknown[c] == 0
 
 
 @njit(cache=True)
@@ -222,14 +229,19 @@ def follow_candidates(hand, view, tt, lead_suit, lead_n, lead_pairs, lead_kind, 
 
     The cards to choose from: the led suit's when the hand holds at least ``lead_n`` of it; else
     all of them are played and the rest is chosen from the other suits."""
-    unknown = stack_array(CARDS)
-    unknown_cards(view, unknown)
-    cls = stack_array(CARDS)
-    card_classes(hand, unknown, tt, cls)
     held = 0
     for c in range(CARDS):
         if tt[TT_EFF, c] == lead_suit:
             held += hand[c]
+    unknown = stack_array(CARDS)
+    unknown_cards(view, unknown)
+    cls = stack_array(CARDS)
+    if held >= lead_n:  # the pool is the led suit's: only its classes are read
+        for c in range(CARDS):
+            cls[c] = NO_CLASS
+        suit_classes(hand, unknown, tt, cls, lead_suit)
+    else:
+        card_classes(hand, unknown, tt, cls)
     base = stack_array(CARDS)  # cards played in any case
     pool = stack_array(CARDS)  # the distinct cards to choose from, in suit order
     for c in range(CARDS):
