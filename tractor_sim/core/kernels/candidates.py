@@ -58,6 +58,17 @@ def unknown_cards(view, unknown):
         unknown[c] = DECKS - gone
 
 
+@njit(cache=True, inline='always')
+def _unknown_of_suit(view, tt, s, unknown):
+    """unknown_cards for the cards of effective suit s only (the other cells left as they were)."""
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        c = tt[TT_SUIT + s, i]
+        gone = view[V_HAND, c] + view[V_BURIED, c]
+        for x in range(SEATS):
+            gone += view[V_PLAYED + x, c]
+        unknown[c] = DECKS - gone
+
+
 @njit(cache=True)
 def card_classes(hand, unknown, tt, cls):
     """cls[c]: the class of each held card (the id of its lowest member), NO_CLASS for cards not held.
@@ -203,23 +214,48 @@ def _safe_throw(hand, unknown, tt, s, play, pa, cands, n, max_out):
     nu = C.decompose(play, tt, units, ucards)
     if nu < MIN_THROW_UNITS:
         return n
-    part = stack_array(CARDS)
+    upa = stack_array(MAX_POS)  # the unknown cards' pairs by position: what every unit is tested against
+    unpos = C.pairs_by_position(unknown, tt, s, upa)
     for d in range(CARDS):
         play[d] = 0
     kept = 0
     for i in range(nu):
-        if not C.beats_unit(unknown, tt, s, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP], pa):
-            C.unit_counts(units, ucards, i, part)
-            for d in range(CARDS):
-                play[d] += part[d]
+        if not _beaten(upa, unpos, top_unknown, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP]):
+            _add_unit(units, ucards, i, play)
             kept += 1
     if kept < MIN_THROW_UNITS:
         return n
     nu = C.decompose(play, tt, units, ucards)  # the units the engine will see
     for i in range(nu):
-        if C.beats_unit(unknown, tt, s, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP], pa):
+        if _beaten(upa, unpos, top_unknown, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP]):
             return n
     return _add(cands, n, play, max_out)
+
+
+@njit(cache=True, inline='always')
+def _beaten(upa, unpos, top_unknown, npairs, top):
+    """combos.beats_unit(unknown, ...) of one suit from what it reads once per suit: the highest
+    position of an unknown card (``top_unknown``) and the unknown pairs by position (``upa[:unpos]``)."""
+    if npairs == 0:
+        return top_unknown > top
+    run = 0
+    for p in range(unpos):
+        run = run + 1 if upa[p] > 0 else 0
+        if p > top and run >= npairs:
+            return True
+    return False
+
+
+@njit(cache=True, inline='always')
+def _add_unit(units, ucards, i, play):
+    """play += the cards of unit i (combos.unit_counts, added in place)."""
+    k = units[i, C.UNIT_PAIRS]
+    if k == 0:
+        play[ucards[i, 0]] += 1
+    else:
+        m = units[i, C.UNIT_SIZE] if DECKS > PAIR else PAIR
+        for j in range(k):
+            play[ucards[i, j]] += m
 
 
 @njit(cache=True)
@@ -234,13 +270,14 @@ def follow_candidates(hand, view, tt, lead_suit, lead_n, lead_pairs, lead_kind, 
         if tt[TT_EFF, c] == lead_suit:
             held += hand[c]
     unknown = stack_array(CARDS)
-    unknown_cards(view, unknown)
     cls = stack_array(CARDS)
-    if held >= lead_n:  # the pool is the led suit's: only its classes are read
+    if held >= lead_n:  # the pool is the led suit's: only its classes are read, and its unknown cards
         for c in range(CARDS):
             cls[c] = NO_CLASS
+        _unknown_of_suit(view, tt, lead_suit, unknown)
         suit_classes(hand, unknown, tt, cls, lead_suit)
     else:
+        unknown_cards(view, unknown)
         card_classes(hand, unknown, tt, cls)
     base = stack_array(CARDS)  # cards played in any case
     pool = stack_array(CARDS)  # the distinct cards to choose from, in suit order
