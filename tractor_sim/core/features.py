@@ -83,11 +83,11 @@ SITUATION_CELLS = SITUATION.size
 def situation(view, sit):
     """Fill ``sit`` (SITUATION) from the seat's view: what the features of every candidate read."""
     tt = view[V_EFF:]
-    sit[X_HAND] = 0
+    hand = 0  # the sums in locals, stored once per suit
     for s in range(EFF_SUITS):
-        sit[X_TOP_POS + s] = -1
-        sit[X_HELD + s] = 0
-        sit[X_UNSEEN + s] = 0
+        top = -1
+        suit_held = 0
+        suit_unseen = 0
         n = tt[TT_META, META_NCARDS + s]
         sit[X_MAX_POS + s] = tt[TT_POS, tt[TT_SUIT + s, n - 1]] if n > 0 else 0
         for i in range(n):
@@ -96,11 +96,15 @@ def situation(view, sit):
             unseen = DECKS - held - view[V_BURIED, c]
             for x in range(SEATS):
                 unseen -= view[V_PLAYED + x, c]
-            sit[X_HELD + s] += held
-            sit[X_UNSEEN + s] += unseen
-            sit[X_HAND] += held
-            if unseen > 0 and tt[TT_POS, c] > sit[X_TOP_POS + s]:
-                sit[X_TOP_POS + s] = tt[TT_POS, c]
+            suit_held += held
+            suit_unseen += unseen
+            if unseen > 0 and tt[TT_POS, c] > top:
+                top = tt[TT_POS, c]
+        sit[X_TOP_POS + s] = top
+        sit[X_HELD + s] = suit_held
+        sit[X_UNSEEN + s] = suit_unseen
+        hand += suit_held
+    sit[X_HAND] = hand
 
 
 @njit(cache=True)
