@@ -1,5 +1,6 @@
 """The learned player: its features, its model files, its training, and how it plays."""
 
+import hashlib
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -90,6 +91,36 @@ def test_weights_change_the_play_and_stay_legal(tmp_path):
     a, _ = runner.simulate([({"policy": "learned", "model": odd, "name": "t"}, "basic")], n=40, seed=4, chunk_size=40)
     b, _ = runner.simulate([("expert", "basic")], n=40, seed=4, chunk_size=40)
     assert len(a) == 80 and (a["opp_points"].to_numpy() != b["opp_points"].to_numpy()).any()
+
+
+# The shipped model's weights when the learned player's plays were pinned (issue 30): fixed here so that
+# a retrained model does not move the pin.
+PINNED_LEAD = [
+    0.017856373, 0.101441496, -0.022361962, -0.06971452, 0.011004178, -0.057304497, -0.085247706, 0.032013415,
+    -0.03515204, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.076886282, 0.086378448, 0.001729709, 0.0, -0.00480094,
+    -0.00439412, 0.014870944, -0.011720513, -0.002431974, 0.0,
+]
+PINNED_FOLLOW = [
+    0.002629388, 0.0, 0.047919153, -0.031004688, -0.055771636, -0.053761999, -0.066643784, 0.054263406,
+    -0.044711254, 0.068048295, 0.003046539, 0.022437992, 0.202495439, 0.039872108, -0.168878949, -0.031004688,
+    -0.121794641, 0.013181469, -0.000190546, 0.015888497, 0.0, 0.032279356, 0.0, 0.0, 0.0, 0.0, -0.068735427,
+]
+
+
+def test_the_learned_plays_are_pinned(tmp_path):
+    """Deals of the learned player with fixed weights, digests recorded before its lead and follow were made
+    faster (issue 30): a change to the candidates, the features or the scoring that changes one play of
+    these 2,000 deals changes them."""
+    pinned = _model(tmp_path / "pinned.json", lead=PINNED_LEAD, follow=PINNED_FOLLOW)
+    cols = ["half", "deal_id", "trick_points", "kitty_points", "opp_points", "gain_team", "gain", "tricks0",
+            "tricks1", "tricks2", "tricks3", "last_winner"]
+    got = []
+    for opponent, seed in (("expert", 7), ("basic", 8)):
+        a, _ = runner.simulate([({"policy": "learned", "model": pinned, "name": "p"}, opponent)], n=500, seed=seed,
+                               chunk_size=1000)
+        a = a.sort_values(["half", "deal_id"])
+        got.append(hashlib.sha256(np.ascontiguousarray(a[cols].to_numpy(dtype=np.int64)).tobytes()).hexdigest()[:16])
+    assert got == ["c64ded035d3f5d64", "3cfc201d3778890c"]
 
 
 @pytest.mark.parametrize("change, message", [

@@ -83,11 +83,11 @@ SITUATION_CELLS = SITUATION.size
 def situation(view, sit):
     """Fill ``sit`` (SITUATION) from the seat's view: what the features of every candidate read."""
     tt = view[V_EFF:]
-    sit[X_HAND] = 0
+    hand = 0  # the sums in locals, stored once per suit
     for s in range(EFF_SUITS):
-        sit[X_TOP_POS + s] = -1
-        sit[X_HELD + s] = 0
-        sit[X_UNSEEN + s] = 0
+        top = -1
+        suit_held = 0
+        suit_unseen = 0
         n = tt[TT_META, META_NCARDS + s]
         sit[X_MAX_POS + s] = tt[TT_POS, tt[TT_SUIT + s, n - 1]] if n > 0 else 0
         for i in range(n):
@@ -96,23 +96,43 @@ def situation(view, sit):
             unseen = DECKS - held - view[V_BURIED, c]
             for x in range(SEATS):
                 unseen -= view[V_PLAYED + x, c]
-            sit[X_HELD + s] += held
-            sit[X_UNSEEN + s] += unseen
-            sit[X_HAND] += held
-            if unseen > 0 and tt[TT_POS, c] > sit[X_TOP_POS + s]:
-                sit[X_TOP_POS + s] = tt[TT_POS, c]
+            suit_held += held
+            suit_unseen += unseen
+            if unseen > 0 and tt[TT_POS, c] > top:
+                top = tt[TT_POS, c]
+        sit[X_TOP_POS + s] = top
+        sit[X_HELD + s] = suit_held
+        sit[X_UNSEEN + s] = suit_unseen
+        hand += suit_held
+    sit[X_HAND] = hand
 
 
 @njit(cache=True)
-def _follow_key(view, cand, tt):
-    """The key (combos.play_key) the candidate would have in the current trick."""
+def lead_units(view, lunits, lucards):
+    """Decompose the trick's lead into ``lunits``/``lucards`` (fresh combos.stack_units) when a follow's
+    key needs it (a tractor or a throw led); returns the units, 0 at a lead or a single or pair led.
+    Once per decision: every candidate's key compares with the same units."""
+    kind = view[V_META, M_LEAD_KIND]
+    if view[V_META, M_NPLAYED] == 0 or kind == C.KIND_SINGLE or kind == C.KIND_PAIR:
+        return 0
+    return C.decompose(view[V_TRICK + view[V_META, M_LEADER]], view[V_EFF:], lunits, lucards)
+
+
+@njit(cache=True)
+def _follow_key(view, cand, tt, first, ncards_held, lunits, lnu):
+    """The key (combos.play_key) the candidate would have in the current trick; ``first``: its lowest
+    card id, ``ncards_held``: how many card ids it holds; ``lunits[:lnu]``: lead_units."""
     lead_kind = view[V_META, M_LEAD_KIND]
     suit = view[V_META, M_LEAD_SUIT]
-    if lead_kind == C.KIND_SINGLE or lead_kind == C.KIND_PAIR:
-        return C.tuple_key(cand, suit, view[V_META, M_LEAD_N], tt)
+    if lead_kind == C.KIND_SINGLE or lead_kind == C.KIND_PAIR:  # combos.tuple_key on the ids held
+        if ncards_held != 1 or cand[first] != view[V_META, M_LEAD_N]:
+            return -1
+        return C.card_key(first, suit, tt)
+    if lead_kind == C.KIND_THROW:  # play_key: only trumps on a plain suit can beat a throw
+        s = C.combo_suit(cand, tt)
+        if s != TRUMP or suit == TRUMP:
+            return -1
     units, ucards = C.stack_units()
-    lunits, lucards = C.stack_units()
-    lnu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, lunits, lucards)
     return C.play_key(cand, suit, lead_kind, lunits, lnu, tt, units, ucards)
 
 
@@ -120,6 +140,14 @@ def _follow_key(view, cand, tt):
 def candidate_features(view, scratch, sit, cand, is_base, out):
     """Write the features of playing ``cand`` (counts) at this lead or follow into ``out``; ``scratch``:
     the seat's scratch, holding the voids shown (lib.track_voids); ``sit``: ``situation`` of the view."""
+    lunits, lucards = C.stack_units()
+    lnu = lead_units(view, lunits, lucards)
+    candidate_features_of(view, scratch, sit, cand, is_base, out, lunits, lnu)
+
+
+@njit(cache=True, inline='always')
+def candidate_features_of(view, scratch, sit, cand, is_base, out, lunits, lnu):
+    """candidate_features with the lead's units given (``lead_units``, once for every candidate)."""
     tt = view[V_EFF:]
     me = view[V_META, M_SEAT]
     for f in range(N_FEATURES):
@@ -131,10 +159,15 @@ def candidate_features(view, scratch, sit, cand, is_base, out):
     played = stack_array(EFF_SUITS)
     for s in range(EFF_SUITS):
         played[s] = 0
+    ids = stack_array(CARDS)  # the card ids played, ascending
+    m = 0
     for c in range(CARDS):
+        if cand[c] != 0:
+            ids[m] = c
+            m += 1
+    for j in range(m):
+        c = ids[j]
         n = cand[c]
-        if n == 0:
-            continue
         k += n
         pts += n * POINTS[c]
         s = tt[TT_EFF, c]
@@ -165,10 +198,7 @@ def candidate_features(view, scratch, sit, cand, is_base, out):
     npl = view[V_META, M_NPLAYED]
     suit = view[V_META, M_LEAD_SUIT]  # the play's effective suit: a follow's is the led suit's,
     if npl == 0:  # a lead's that of its cards (one suit)
-        suit = -1
-        for c in range(CARDS):
-            if cand[c] > 0:
-                suit = tt[TT_EFF, c]
+        suit = tt[TT_EFF, ids[m - 1]] if m > 0 else -1
     if suit >= 0:
         out[F_SUIT_LEFT] = (sit[X_HELD + suit] - played[suit]) / TENS
         out[F_SUIT_UNSEEN] = sit[X_UNSEEN + suit] / TENS
@@ -181,7 +211,7 @@ def candidate_features(view, scratch, sit, cand, is_base, out):
                     else:
                         out[F_INTO_VOID] += 1.0
         return
-    key = _follow_key(view, cand, tt)
+    key = _follow_key(view, cand, tt, ids[0] if m > 0 else 0, m, lunits, lnu)
     wins = key > view[V_META, M_WINNING_KEY]
     winner = view[V_META, M_WINNING]
     partner_wins = winner == partner_of(me)

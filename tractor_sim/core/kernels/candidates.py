@@ -58,6 +58,17 @@ def unknown_cards(view, unknown):
         unknown[c] = DECKS - gone
 
 
+@njit(cache=True, inline='always')
+def _unknown_of_suit(view, tt, s, unknown):
+    """unknown_cards for the cards of effective suit s only (the other cells left as they were)."""
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        c = tt[TT_SUIT + s, i]
+        gone = view[V_HAND, c] + view[V_BURIED, c]
+        for x in range(SEATS):
+            gone += view[V_PLAYED + x, c]
+        unknown[c] = DECKS - gone
+
+
 @njit(cache=True)
 def card_classes(hand, unknown, tt, cls):
     """cls[c]: the class of each held card (the id of its lowest member), NO_CLASS for cards not held.
@@ -67,30 +78,37 @@ def card_classes(hand, unknown, tt, cls):
     position from the previous one's to its own."""
     for c in range(CARDS):
         cls[c] = NO_CLASS
-    unknown_at = stack_array(MAX_POS)  # per position of the suit: an unknown card there (one pass per suit)
     for s in range(EFF_SUITS):
-        for q in range(MAX_POS):
-            unknown_at[q] = 0
-        for i in range(tt[TT_META, META_NCARDS + s]):
-            d = tt[TT_SUIT + s, i]
-            if unknown[d] > 0:
-                unknown_at[tt[TT_POS, d]] = 1
-        prev = -1
-        clear_since = True  # no unknown card from the previous held card's position up to here
-        for i in range(tt[TT_META, META_NCARDS + s]):
-            c = tt[TT_SUIT + s, i]
-            if hand[c] == 0:
-                if unknown[c] > 0:
-                    clear_since = False
-                continue
-            same_pos_unknown = unknown_at[tt[TT_POS, c]] != 0  # an unknown card at this card's position
-            if (prev >= 0 and clear_since and not same_pos_unknown and unknown[c] == 0 and unknown[prev] == 0
-                    and POINTS[c] == POINTS[prev] and hand[c] == hand[prev]):
-                cls[c] = cls[prev]
-            else:
-                cls[c] = c
-            prev = c
-            clear_since = not same_pos_unknown and unknown[c] == 0
+        suit_classes(hand, unknown, tt, cls, s)
+
+
+@njit(cache=True)
+def suit_classes(hand, unknown, tt, cls, s):
+    """card_classes for the held cards of effective suit s only (the classes never span suits); reads
+    unknown[] of that suit's cards only."""
+    unknown_at = stack_array(MAX_POS)  # per position of the suit: an unknown card there
+    for q in range(MAX_POS):
+        unknown_at[q] = 0
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        d = tt[TT_SUIT + s, i]
+        if unknown[d] > 0:
+            unknown_at[tt[TT_POS, d]] = 1
+    prev = -1
+    clear_since = True  # no unknown card from the previous held card's position up to here
+    for i in range(tt[TT_META, META_NCARDS + s]):
+        c = tt[TT_SUIT + s, i]
+        if hand[c] == 0:
+            if unknown[c] > 0:
+                clear_since = False
+            continue
+        same_pos_unknown = unknown_at[tt[TT_POS, c]] != 0  # an unknown card at this card's position
+        if (prev >= 0 and clear_since and not same_pos_unknown and unknown[c] == 0 and unknown[prev] == 0
+                and POINTS[c] == POINTS[prev] and hand[c] == hand[prev]):
+            cls[c] = cls[prev]
+        else:
+            cls[c] = c
+        prev = c
+        clear_since = not same_pos_unknown and unknown[c] == 0
 
 
 @njit(cache=True)
@@ -101,6 +119,14 @@ def _add(cands, n, play, max_out):
     first = 0  # the play's first card: most listed plays differ there, so it is looked at first
     while first < CARDS - 1 and play[first] == 0:
         first += 1
+    return _add_at(cands, n, play, first, max_out)
+
+
+@njit(cache=True)
+def _add_at(cands, n, play, first, max_out):
+    """_add for a play whose first card (lowest id held) the caller knows: a play of one card id."""
+    if n >= max_out:
+        return n
     for i in range(n):
         if cands[i, first] != play[first]:
             continue
@@ -153,7 +179,7 @@ def lead_candidates(hand, view, tt, cands, n, max_out):
                 if hand[c] < k or cls[c] != c:
                     continue
                 play[c] = k
-                n = _add(cands, n, play, max_out)
+                n = _add_at(cands, n, play, c, max_out)
                 play[c] = 0
     return n
 
@@ -188,23 +214,48 @@ def _safe_throw(hand, unknown, tt, s, play, pa, cands, n, max_out):
     nu = C.decompose(play, tt, units, ucards)
     if nu < MIN_THROW_UNITS:
         return n
-    part = stack_array(CARDS)
+    upa = stack_array(MAX_POS)  # the unknown cards' pairs by position: what every unit is tested against
+    unpos = C.pairs_by_position(unknown, tt, s, upa)
     for d in range(CARDS):
         play[d] = 0
     kept = 0
     for i in range(nu):
-        if not C.beats_unit(unknown, tt, s, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP], pa):
-            C.unit_counts(units, ucards, i, part)
-            for d in range(CARDS):
-                play[d] += part[d]
+        if not _beaten(upa, unpos, top_unknown, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP]):
+            _add_unit(units, ucards, i, play)
             kept += 1
     if kept < MIN_THROW_UNITS:
         return n
     nu = C.decompose(play, tt, units, ucards)  # the units the engine will see
     for i in range(nu):
-        if C.beats_unit(unknown, tt, s, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP], pa):
+        if _beaten(upa, unpos, top_unknown, units[i, C.UNIT_PAIRS], units[i, C.UNIT_TOP]):
             return n
     return _add(cands, n, play, max_out)
+
+
+@njit(cache=True, inline='always')
+def _beaten(upa, unpos, top_unknown, npairs, top):
+    """combos.beats_unit(unknown, ...) of one suit from what it reads once per suit: the highest
+    position of an unknown card (``top_unknown``) and the unknown pairs by position (``upa[:unpos]``)."""
+    if npairs == 0:
+        return top_unknown > top
+    run = 0
+    for p in range(unpos):
+        run = run + 1 if upa[p] > 0 else 0
+        if p > top and run >= npairs:
+            return True
+    return False
+
+
+@njit(cache=True, inline='always')
+def _add_unit(units, ucards, i, play):
+    """play += the cards of unit i (combos.unit_counts, added in place)."""
+    k = units[i, C.UNIT_PAIRS]
+    if k == 0:
+        play[ucards[i, 0]] += 1
+    else:
+        m = units[i, C.UNIT_SIZE] if DECKS > PAIR else PAIR
+        for j in range(k):
+            play[ucards[i, j]] += m
 
 
 @njit(cache=True)
@@ -214,14 +265,20 @@ def follow_candidates(hand, view, tt, lead_suit, lead_n, lead_pairs, lead_kind, 
 
     The cards to choose from: the led suit's when the hand holds at least ``lead_n`` of it; else
     all of them are played and the rest is chosen from the other suits."""
-    unknown = stack_array(CARDS)
-    unknown_cards(view, unknown)
-    cls = stack_array(CARDS)
-    card_classes(hand, unknown, tt, cls)
     held = 0
     for c in range(CARDS):
         if tt[TT_EFF, c] == lead_suit:
             held += hand[c]
+    unknown = stack_array(CARDS)
+    cls = stack_array(CARDS)
+    if held >= lead_n:  # the pool is the led suit's: only its classes are read, and its unknown cards
+        for c in range(CARDS):
+            cls[c] = NO_CLASS
+        _unknown_of_suit(view, tt, lead_suit, unknown)
+        suit_classes(hand, unknown, tt, cls, lead_suit)
+    else:
+        unknown_cards(view, unknown)
+        card_classes(hand, unknown, tt, cls)
     base = stack_array(CARDS)  # cards played in any case
     pool = stack_array(CARDS)  # the distinct cards to choose from, in suit order
     for c in range(CARDS):
@@ -263,7 +320,7 @@ def _singles(cls, pool, npool, cands, n, max_out):
         if i > 0 and cls[c] != NO_CLASS and cls[pool[i - 1]] == cls[c]:
             continue
         play[c] = 1
-        n = _add(cands, n, play, max_out)
+        n = _add_at(cands, n, play, c, max_out)
         play[c] = 0
     return n
 
@@ -282,6 +339,12 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
         if left == 0:
             return _add(cands, n, base, max_out)
         return n
+    for d in range(CARDS):  # the choice is added to base and taken off again after the test
+        play[d] = base[d]
+    held = C.suit_count(hand, tt, lead_suit)  # the hand's side of the follow rule: the same for every choice
+    held_pairs = C.suit_pairs(hand, tt, lead_suit)
+    base_in = C.suit_count(base, tt, lead_suit)  # the base's: the pool holds no card of the base
+    base_pairs = C.suit_pairs(base, tt, lead_suit)
     i = 0
     rest = left
     tried = 0
@@ -302,19 +365,42 @@ def _enumerate(hand, cls, pool, npool, base, left, tt, lead_suit, lead_n, lead_p
         rest -= take[i]
         if rest == 0:
             tried += 1
-            for d in range(CARDS):
-                play[d] = base[d]
+            if DECKS > PAIR:
+                verdict = C.FOLLOW_CHECK_TRACTORS  # follow_ok decides, on the play
+            else:  # the follow rule's counts of the play, from the choice: combos.follow_ok's first test
+                played = base_in
+                played_pairs = base_pairs
+                for j in range(i + 1):
+                    if tt[TT_EFF, pool[j]] == lead_suit:
+                        played += take[j]
+                        played_pairs += take[j] // PAIR
+                verdict = C.follow_counts_ok(lead_n, held, played, held_pairs, played_pairs, lead_n, lead_pairs,
+                                             lead_kind, rules)
+            if verdict == C.FOLLOW_ILLEGAL:
+                continue
             for j in range(i + 1):
                 play[pool[j]] += take[j]
-            if C.follow_ok(hand, play, lead_n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
-                           rules):
+            if verdict == C.FOLLOW_LEGAL or _follow_legal(hand, play, lead_suit, lead_n, lead_pairs, lead_kind,
+                                                          lead_units, lead_nu, tt, rules):
                 n = _add(cands, n, play, max_out)
+            for j in range(i + 1):
+                play[pool[j]] -= take[j]
             continue  # next option at the same depth
         if i + 1 < npool:
             i += 1
             take[i] = -1
         # else: not enough cards left on this path; the next option at the same depth
     return n
+
+
+@njit(cache=True, inline='always')
+def _follow_legal(hand, play, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt, rules):
+    """The rest of combos.follow_ok once the counts allow the play (FOLLOW_CHECK_TRACTORS); all of it
+    with 3 and 4 decks."""
+    if DECKS > PAIR:
+        return C.follow_ok(hand, play, lead_n, lead_suit, lead_n, lead_pairs, lead_kind, lead_units, lead_nu, tt,
+                           rules)
+    return C.tractors_followed(hand, play, lead_suit, lead_units, lead_nu, tt)
 
 
 @njit(cache=True, inline='always')

@@ -18,10 +18,10 @@ from ..kernels.candidates import follow_candidates, lead_candidates
 from ..kernels.combos import UNIT_FIELDS
 from ..kernels.deal import SCRATCH
 from ..kernels.dims import CARDS
-from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features, situation
-from ..kernels.unowned import stack_array
+from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features_of, situation
+from ..kernels.unowned import rows_in, stack_array
 from ..kernels.view import (
-    M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, V_HAND, V_META, V_RULES, V_TRICK,
+    M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK,
 )
 from ..registry import strategy
 from .follow import play_smart
@@ -36,16 +36,17 @@ EXPERT_MIN_POINTS = 5.0
 
 
 @njit(cache=True, inline='always')
-def _best(view, params, scratch, cands, ncand, out):
+def _best(view, params, scratch, cands, ncand, out, lunits, lnu):
     """Score cands[:ncand] (row 0: the expert's answer), write the best into ``out``; returns its size.
-    The features go through the scratch's last cells (past what the helpers keep there)."""
+    The features go through the scratch's last cells (past what the helpers keep there);
+    ``lunits[:lnu]``: the lead's units as features.lead_units gives them (read at a tractor or throw led)."""
     feats = scratch[SCRATCH - N_FEATURES:SCRATCH]
     sit = stack_array(SITUATION_CELLS)
     situation(view, sit)
     best = 0
     best_score = 0.0
     for i in range(ncand):
-        candidate_features(view, scratch, sit, cands[i], i == 0, feats)
+        candidate_features_of(view, scratch, sit, cands[i], i == 0, feats, lunits, lnu)
         score = 0.0
         for f in range(N_FEATURES):
             score += params[f] * feats[f]
@@ -79,10 +80,13 @@ def learned_lead(view, params, rng, scratch, out):
     for c in range(CARDS):
         out[c] = 0
     expert_lead(view, out, scratch, EXPERT_MIN_TRUMPS, False, True, True)
-    cands = stack_array(CAND_CELLS).reshape((MAX_SCORED, CARDS))
+    cands = rows_in(stack_array(CAND_CELLS), 0, MAX_SCORED, CARDS)
     n = _first(cands, out)
     ncand = lead_candidates(view[V_HAND], view, sl.trump_table(view), cands, 1, MAX_SCORED)
-    return n if ncand <= 1 else _best(view, params, scratch, cands, ncand, out)
+    if ncand <= 1:
+        return n
+    units = rows_in(stack_array(UNIT_FIELDS), 0, 1, UNIT_FIELDS)  # a lead reads no lead units
+    return _best(view, params, scratch, cands, ncand, out, units, 0)
 
 
 @strategy("follow", "learned", params=WEIGHTS, ranges=RANGES)
@@ -95,22 +99,44 @@ def learned_follow(view, params, rng, scratch, out):
         out[c] = 0
     sl.track_voids(view, scratch)
     play_smart(view, out, EXPERT_MIN_POINTS, True, scratch)
-    cands = stack_array(CAND_CELLS).reshape((MAX_SCORED, CARDS))
+    if _forced(view):
+        return C.ncards(out)
+    cands = rows_in(stack_array(CAND_CELLS), 0, MAX_SCORED, CARDS)
     n = _first(cands, out)
     if view[V_META, M_LEAD_N] == 1:  # a single led needs no units (kernels.candidates._singles)
-        units = stack_array(UNIT_FIELDS).reshape((1, UNIT_FIELDS))
+        units = rows_in(stack_array(UNIT_FIELDS), 0, 1, UNIT_FIELDS)
         ncand = _follows(view, units, 0, cands)
-    else:
-        ncand = _follows_of_units(view, cands)
-    return n if ncand <= 1 else _best(view, params, scratch, cands, ncand, out)
+        return n if ncand <= 1 else _best(view, params, scratch, cands, ncand, out, units, 0)
+    return _follow_of_units(view, params, scratch, cands, n, out)
+
+
+@njit(cache=True, inline='always')
+def _forced(view):
+    """Whether the follow has one legal play (the expert's): the hand holds exactly as many of the
+    led suit as were led, or exactly as many cards; the candidate list would hold only that play."""
+    lead_n = view[V_META, M_LEAD_N]
+    suit = view[V_META, M_LEAD_SUIT]
+    held = 0
+    for i in range(sl.nsuit(view, suit)):
+        held += view[V_HAND, view[V_SUITS + suit, i]]
+    if held == lead_n:
+        return True
+    if held > lead_n:
+        return False
+    total = 0
+    for c in range(CARDS):
+        total += view[V_HAND, c]
+    return total == lead_n
 
 
 @njit(cache=True)
-def _follows_of_units(view, cands):
-    """The follow candidates of a lead of several cards: its units first (their memory filled only here)."""
+def _follow_of_units(view, params, scratch, cands, n, out):
+    """The follow of a lead of several cards: its units (their memory filled only here), the candidates,
+    and the score, which reads the same units (features.lead_units' at a tractor or throw led)."""
     units, ucards = C.stack_units()
     nu = C.decompose(view[V_TRICK + view[V_META, M_LEADER]], sl.trump_table(view), units, ucards)
-    return _follows(view, units, nu, cands)
+    ncand = _follows(view, units, nu, cands)
+    return n if ncand <= 1 else _best(view, params, scratch, cands, ncand, out, units, nu)
 
 
 @njit(cache=True, inline='always')
