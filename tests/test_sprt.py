@@ -75,6 +75,7 @@ def error_rate(probs, true_mean, trials, seed=0, low=0.0, high=0.05):
     return h1 / trials
 
 
+@pytest.mark.slow  # a statistical run: 900 sequential tests (the default tier checks the LLR by hand)
 def test_error_rates_quick():
     # 300 trials each: a broken LLR (e.g. the old variance floor) is far outside these
     assert error_rate(REALISH, 0.0, 300) < 0.10
