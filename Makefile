@@ -18,13 +18,11 @@ demo: install
 
 # Tiers (README "Tests"): `test` every rule and feature at a small size, over the machine's cores;
 # `test-slow` the long differential, legality and statistical runs; `test-all` both.
-# The suite starts hundreds of Python processes (workers, the CLI, pools): each compiles its modules'
-# source again when the environment forbids writing bytecode, so the tiers allow it.
 test: install
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n auto --dist loadgroup
+	$(PY) -m pytest -q -n auto --dist loadgroup
 
 test-slow: install
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -q -n auto --dist loadgroup -m slow
+	$(PY) -m pytest -q -n auto --dist loadgroup -m slow
 
 test-all: test test-slow
 

@@ -831,8 +831,8 @@ def test_experiment_names_are_text_and_their_directory_is_one_safe_component(nam
     try:
         X.check_name(name, "gen.toml")
     except X.ExperimentError as e:
-        one_line(e, "gen.toml")
-        assume(False)
+        one_line(e, "gen.toml")  # a refused name: checked here, not filtered (Hypothesis's health check
+        return  # counts filtered inputs, and most generated text is refused)
     d = X.dir_name(name)
     assert d and d not in (".", "..") and not d.startswith(".") and "/" not in d and "\\" not in d
     assert all(ch.isprintable() for ch in d) and len(d.encode()) <= 200
