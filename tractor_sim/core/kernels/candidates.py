@@ -238,12 +238,7 @@ def _beaten(upa, unpos, top_unknown, npairs, top):
     position of an unknown card (``top_unknown``) and the unknown pairs by position (``upa[:unpos]``)."""
     if npairs == 0:
         return top_unknown > top
-    run = 0
-    for p in range(unpos):
-        run = run + 1 if upa[p] > 0 else 0
-        if p > top and run >= npairs:
-            return True
-    return False
+    return C.pairs_run_above(upa, unpos, top, npairs)
 
 
 @njit(cache=True, inline='always')

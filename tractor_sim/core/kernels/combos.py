@@ -244,6 +244,18 @@ def unit_counts(units, ucards, i, out):
             out[ucards[i, j]] += m
 
 
+@njit(cache=True, inline='always')
+def pairs_run_above(pa, npos, top, npairs):
+    """Whether ``npairs`` consecutive positions holding a pair (``pa[:npos]``, pairs by position) end above
+    position ``top``: a unit of that many pairs that beats one topped at ``top``."""
+    run = 0
+    for p in range(npos):
+        run = run + 1 if pa[p] > 0 else 0
+        if p > top and run >= npairs:
+            return True
+    return False
+
+
 @njit(cache=True)
 def beats_unit(hand, tt, s, npairs, top, pa):
     """Whether ``hand`` holds, in suit s, a unit of ``npairs`` pairs higher than ``top``.
@@ -256,13 +268,7 @@ def beats_unit(hand, tt, s, npairs, top, pa):
             if hand[c] > 0 and tt[TT_POS, c] > top:
                 return True
         return False
-    npos = pairs_by_position(hand, tt, s, pa)
-    run = 0
-    for p in range(npos):
-        run = run + 1 if pa[p] > 0 else 0
-        if p > top and run >= npairs:
-            return True
-    return False
+    return pairs_run_above(pa, pairs_by_position(hand, tt, s, pa), top, npairs)
 
 
 @njit(cache=True, inline='always')
