@@ -161,9 +161,8 @@ def _play(state, spec, pols, params, sessions, searches, deal_id) -> None:
         session = sessions[team]
         if session is None:  # a compiled seat: its strategy on its own arrays, as the kernel calls it
             ret = pols[team].functions[d](views[seat], params[team, d], rngs[seat], scratch[seat], answer)
-            if searches[team] is not None and searches[team].answer(state, seat, d, deal_id) != PH.ERR_NONE:
-                raise SimulationError(_where(state, spec, pols[team].name, seat, deal_id,
-                                             "found no world consistent with its knowledge to search"))
+            if searches[team] is not None:
+                _search(state, searches[team], seat, d, deal_id, spec, pols[team].name)
             code = PH.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
             if code != PH.ERR_NONE:
                 raise SimulationError(_where(state, spec, pols[team].name, seat, deal_id,
@@ -198,10 +197,16 @@ def _searched(state, search, got, seat, d, deal_id, spec, name) -> int:
         return code
     ret, out = state._encode(got)
     st[ST.ANSWER:ST.ANSWER + state._d.CARDS] = out
+    _search(state, search, seat, d, deal_id, spec, name)
+    return state._k.phases.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
+
+
+def _search(state, search, seat, d, deal_id, spec, name) -> None:
+    """The team's search at the pending decision, its base answer in the answer buffer; a run-time
+    error naming the policy when no world fits the seat's knowledge."""
     if search.answer(state, seat, d, deal_id) != state._k.phases.ERR_NONE:
         raise SimulationError(_where(state, spec, name, seat, deal_id,
                                      "found no world consistent with its knowledge to search"))
-    return state._k.phases.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
 
 
 def _where(state, spec, who, seat, deal_id, what) -> str:

@@ -242,11 +242,12 @@ def _table(s: pd.DataFrame, by: str) -> pd.DataFrame:
 def _rolled_name(result: dict) -> str:
     """Who plays the rollouts: the policy, or the compiled policy rolled out after a Python policy's or bot's
     decisions (its regret is then against play going on as that policy plays)."""
+    from tractor_sim.play.chunks import policy_name
+
     rolled = result.get("rollout_policy")
     if rolled is None:
         return result["policy"]
-    name = rolled if isinstance(rolled, str) else rolled.get("name") or rolled.get("policy") or "custom"
-    return f"{name} (the compiled policy rolled out after {result['policy']}'s decisions)"
+    return f"{policy_name(rolled)} (the compiled policy rolled out after {result['policy']}'s decisions)"
 
 
 def as_text(result: dict) -> str:
