@@ -75,6 +75,31 @@ def test_the_layers_import_only_downwards():
     assert upward == [], "imports that reach up a layer:\n" + "\n".join(upward)
 
 
+def _aliases() -> dict[str, set[str]]:
+    """alias -> what it names across the package, by the last part of the name: a module imported
+    ``as`` an alias, and a one-letter capital name bound by assignment (``D = game.kernels.deal`` is
+    ``deal``, as ``from ...kernels import deal as D`` is)."""
+    names: dict[str, set[str]] = {}
+    for p in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for a in node.names:
+                    if a.asname:
+                        names.setdefault(a.asname, set()).add(a.name.rsplit(".", 1)[-1])
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and len(target.id) == 1 and target.id.isupper():
+                        names.setdefault(target.id, set()).add(ast.unparse(node.value).rsplit(".", 1)[-1].strip("_"))
+    return names
+
+
+def test_each_alias_has_one_meaning():
+    """Issue 25: ``K`` meant cards, knowledge, combos and a sized package in four modules.  A short
+    alias is read without looking it up, so it must name one thing across the whole package."""
+    clashes = {a: sorted(ms) for a, ms in _aliases().items() if len(ms) > 1}
+    assert not clashes, clashes
+
+
 def test_the_builtin_strategies_are_inside_the_package():
     strategy.load_builtins()
     mods = {strategy.get_strategy(d, n).module for d, n, _, _ in strategy.list_strategies()}

@@ -735,21 +735,21 @@ def tune(tune_file, out, quiet):
       tractor-sim tune experiments/tune.toml --out runs/tune
     The file format is in docs/statistics.md.
     """
-    from tractor_sim.runs import tune as T
+    from tractor_sim.runs import tune as tuning
 
     try:
-        cfg = T.load(tune_file)
+        cfg = tuning.load(tune_file)
         _load_strategies(cfg["modules"])
         show = None if quiet else (lambda k, theta: click.echo(f"iteration {k + 1}: " + ", ".join(
             f"{n} = {v:.3f}" for n, v in zip(cfg["params"], theta))))
-        trajectory = T.spsa(cfg, show)
+        trajectory = tuning.spsa(cfg, show)
         tuned = {n: float(trajectory.iloc[-1][n]) for n in cfg["params"]}
-        result = T.verify(cfg, tuned)
+        result = tuning.verify(cfg, tuned)
     except ValueError as e:  # TuneError, a bad policy or parameter (StrategyError), a bad count
         _fail(str(e))
     out_dir = Path(out or Path("runs") / _dir_name(cfg["name"]))
     command = _command_line()
-    click.echo(f"report: {T.write(cfg, trajectory, result, out_dir, command)}")
+    click.echo(f"report: {tuning.write(cfg, trajectory, result, out_dir, command)}")
 
 
 # --------------------------------------------------------------------------- train
@@ -767,10 +767,10 @@ def train(train_file, out, quiet):
     the model is DIR/model.json, played as {policy = "learned", model = "DIR/model.json"}.
     """
     from tractor_sim.play.sandbox import interruptible
-    from tractor_sim.runs import train as T
+    from tractor_sim.runs import train as training
 
     try:
-        cfg = T.load(train_file)
+        cfg = training.load(train_file)
     except ValueError as e:
         _fail(str(e))
     out_dir = Path(out or Path("runs") / _dir_name(cfg.name))
@@ -778,7 +778,7 @@ def train(train_file, out, quiet):
     chunks = cfg.rounds * -(-cfg.deals // cfg.chunk)
     try:
         with _progress(quiet, chunks, 0) as advance, interruptible():
-            model = T.run(cfg, out_dir, command, advance=lambda n: advance(n), say=click.echo if not quiet else
+            model = training.run(cfg, out_dir, command, advance=lambda n: advance(n), say=click.echo if not quiet else
                           (lambda text: None))
     except ValueError as e:
         _fail(str(e))

@@ -93,7 +93,7 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
     deal_parts, match_parts = [], []
     done = 0
     searching = any(p.search is not None for p in pols)
-    stepped = any(p.player is not None for p in pols)
+    step_by_step = any(p.player is not None for p in pols)
     extra: dict = {}
     while done < spec.count:
         todo = spec.count - done
@@ -101,10 +101,10 @@ def play(game, spec: ChunkSpec, log_id: int = -1, log_rows: int | None = None) -
         matches = np.empty((todo, M.MATCH_COLS), dtype=np.int64)
         err = np.zeros(D.ERR_SIZE, dtype=np.int64)
         try:
-            if stepped:  # deal by deal through the step API (tractor_sim.play.stepped)
-                from tractor_sim.play import stepped as SP
+            if step_by_step:  # deal by deal through the step API (tractor_sim.play.stepped)
+                from tractor_sim.play import stepped
 
-                nrows, err[PH.E_DONE] = SP.play_chunk(game, spec, pols, params, deals, matches, log, log_id, extra)
+                nrows, err[PH.E_DONE] = stepped.play_chunk(game, spec, pols, params, deals, matches, log, log_id, extra)
             elif searching:
                 nrows = _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, fns, deals, matches,
                                         err, log, log_id, cap, extra)

@@ -71,7 +71,7 @@ def friends_columns(M, D, seats: int, calls: int) -> dict:
 
 def of(game) -> dict:
     """The deal columns of a Game."""
-    K = game.kernels
+    kernels = game.kernels
     if game.friends:
-        return friends_columns(K.match, K.deal, game.players, K.dims.CALLS)
-    return deal_columns(K.match, K.deal, game.players)
+        return friends_columns(kernels.match, kernels.deal, game.players, kernels.dims.CALLS)
+    return deal_columns(kernels.match, kernels.deal, game.players)

@@ -240,10 +240,10 @@ class View:
 
     def __init__(self, game, array: np.ndarray):
         self.game, self.array = game, array
-        self._V, self._d = game.kernels.view, game.dims
+        self._view, self._d = game.kernels.view, game.dims
 
     def _m(self, name: str, k: int = 0) -> int:
-        V = self._V
+        V = self._view
         return int(self.array[V.V_META, getattr(V, name) + k])
 
     def _cards(self, row) -> list[str]:
@@ -255,11 +255,11 @@ class View:
 
     @property
     def hand(self) -> list[str]:
-        return self._cards(self.array[self._V.V_HAND])
+        return self._cards(self.array[self._view.V_HAND])
 
     def suit_of(self, card: str) -> str:
         """A card's effective suit under the current trump: S, H, D, C or T (trumps)."""
-        return "SHDCT"[int(self.array[self._V.V_EFF, K.parse_card(card)])]
+        return "SHDCT"[int(self.array[self._view.V_EFF, K.parse_card(card)])]
 
     @property
     def hand_by_suit(self) -> dict:
@@ -282,7 +282,7 @@ class View:
     def levels(self) -> list[str]:
         """Each team's level (Finding Friends: each player's), as rank names."""
         if self.game.friends:
-            V = self._V
+            V = self._view
             return [K.RANKS[int(x)] for x in self.array[V.V_FRIENDS, V.FV_LEVEL:V.FV_LEVEL + self._d.SEATS]]
         return [K.RANKS[self._m("M_LEVEL0", t)] for t in range(2)]
 
@@ -309,7 +309,7 @@ class View:
     @property
     def trick(self) -> list[dict]:
         """The current trick's plays so far, in order from its leader."""
-        V, seats = self._V, self._d.SEATS
+        V, seats = self._view, self._d.SEATS
         n = self._m("M_NPLAYED") if self._m("M_DECISION") in (V.LEAD, V.FOLLOW) else 0
         return [{"seat": (self.leader + i) % seats, "cards": self._cards(self.array[V.V_TRICK + (self.leader + i) % seats])}
                 for i in range(n)]
@@ -326,7 +326,7 @@ class View:
     @property
     def played(self) -> list[list[str]]:
         """The cards each seat has played so far this deal."""
-        return [self._cards(self.array[self._V.V_PLAYED + s]) for s in range(self._d.SEATS)]
+        return [self._cards(self.array[self._view.V_PLAYED + s]) for s in range(self._d.SEATS)]
 
     @property
     def points(self) -> int:
@@ -339,13 +339,13 @@ class View:
 
     @property
     def tricks(self) -> list[dict]:
-        V = self._V
+        V = self._view
         return [{"leader": int(self.array[V.V_TRICK_LEADER, t]), "winner": int(self.array[V.V_TRICK_WINNER, t]),
                  "points": int(self.array[V.V_TRICK_POINTS, t])} for t in range(self._m("M_TRICKS_DONE"))]
 
     @property
     def buried(self) -> list[str]:
-        return self._cards(self.array[self._V.V_BURIED])
+        return self._cards(self.array[self._view.V_BURIED])
 
     @property
     def declaration(self):
@@ -368,7 +368,7 @@ class View:
         """Finding Friends: the landlord's calls ({"card", "copy", "seat"}: seat None until played)."""
         if not self.game.friends:
             return []
-        V, row = self._V, self.array[self._V.V_FRIENDS]
+        V, row = self._view, self.array[self._view.V_FRIENDS]
         out = []
         for j in range(self._d.CALLS):
             card = int(row[V.FV_CALL_CARD + j])

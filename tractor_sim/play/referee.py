@@ -27,7 +27,7 @@ from tractor_sim.rules import sizes
 from tractor_sim.rules.fields import Shape, Table, Whole
 from tractor_sim.play import packages
 from tractor_sim.core.kernels import combos
-from tractor_sim.core.kernels import declare as D
+from tractor_sim.core.kernels import declare
 from tractor_sim.core.kernels.view import MAX_BID
 from tractor_sim.core.kernels.order import TRUMP
 from tractor_sim.rules.options import R_RANK_TRUMPS_NT, Rules, RulesError, as_rules
@@ -511,7 +511,7 @@ def _level(x, field: str) -> int:
         raise RefereeError(f"{field}: {e}") from None
 
 
-DECL_KINDS = {"single": D.SINGLE, "pair": D.PAIR, "joker_pair": D.JOKER_PAIR}
+DECL_KINDS = {"single": declare.SINGLE, "pair": declare.PAIR, "joker_pair": declare.JOKER_PAIR}
 
 
 def declaration_allowed(hand, kind, card, trump_rank="2", current=None, seat=0, rules=None) -> bool:
@@ -527,14 +527,14 @@ def declaration_allowed(hand, kind, card, trump_rank="2", current=None, seat=0, 
     c = _cards(card, "card")
     if len(c) != 1:
         raise RefereeError("card: expected one card")
-    cur = (-1, D.NONE, -1)
+    cur = (-1, declare.NONE, -1)
     if current is not None:
         if not isinstance(current, dict) or current.get("kind") not in DECL_KINDS:
             raise RefereeError('current: expected {"seat": 1, "kind": "pair", "card": "2D"} or null')
         cc = _cards(current.get("card"), "current.card")
         cur = (int(current.get("seat", -1)), DECL_KINDS[current["kind"]], cc[0] if cc else -1)
     rank = _level(trump_rank, "trump_rank")
-    return bool(D.can_declare(h, DECL_KINDS[kind], c[0], seat, cur[0], cur[1], cur[2], rank, rules.encode()))
+    return bool(declare.can_declare(h, DECL_KINDS[kind], c[0], seat, cur[0], cur[1], cur[2], rank, rules.encode()))
 
 
 def auction(bids, shown, dealer=0) -> dict:
@@ -547,7 +547,7 @@ def auction(bids, shown, dealer=0) -> dict:
     if not isinstance(bids, (list, tuple)) or len(bids) != 2:
         raise RefereeError("bids: expected two bids, the dealer's pair first")
     for i, b in enumerate(bids):
-        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not D.valid_bid(int(b)):
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or not declare.valid_bid(int(b)):
             raise RefereeError(f"bids[{i}]: expected a multiple of 5 from 0 to {MAX_BID}, got {b!r}")
     if not isinstance(shown, (list, tuple)) or len(shown) != 4:
         raise RefereeError("shown: expected four cards, from the dealer on")
@@ -560,7 +560,7 @@ def auction(bids, shown, dealer=0) -> dict:
     team = dealer % 2 if bids[0] >= bids[1] else 1 - dealer % 2
     best = 0
     for i in range(1, 4):
-        if D.show_key(cards[i]) > D.show_key(cards[best]):
+        if declare.show_key(cards[i]) > declare.show_key(cards[best]):
             best = i
     return {"declaring_team": team, "starter": (dealer + best) % 4, "next_dealer": (dealer + 1) % 4}
 

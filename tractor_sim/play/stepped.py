@@ -106,8 +106,8 @@ def _fixed(game, spec, pols, params, sessions, searches, deals, logs):
 
 
 def _matches(game, spec, pols, params, sessions, searches, deals, matches, logs):
-    K = game.kernels
-    M, D, dims = K.match, K.deal, game.dims
+    kernels = game.kernels
+    M, D, dims = kernels.match, kernels.deal, game.dims
     nrows = 0
     for item in range(spec.count):
         ident = spec.first_id + item
@@ -126,12 +126,12 @@ def _matches(game, spec, pols, params, sessions, searches, deals, matches, logs)
             starter = int(row[D.D_NEXT_STARTER])
             if game.friends:
                 decl_team = dims.team_of(starter)
-                winner = int(K.scoring.match_winners(levels, game.encoded))
+                winner = int(kernels.scoring.match_winners(levels, game.encoded))
                 if winner > 0:
                     break
                 continue
             decl_team = int(row[D.D_DECL_TEAM]) if row[D.D_KEEP] else 1 - int(row[D.D_DECL_TEAM])
-            winner = int(K.scoring.match_winner(levels[0], levels[1], game.encoded))
+            winner = int(kernels.scoring.match_winner(levels[0], levels[1], game.encoded))
             if winner >= 0:
                 break
         matches[item, M.MX_MATCH_ID] = ident

@@ -39,7 +39,7 @@ import pandas as pd
 from tractor_sim.stats import dist
 
 from tractor_sim.runs import engine
-from tractor_sim.play import search as S
+from tractor_sim.play import search
 from tractor_sim.rules.cards import card_str
 from tractor_sim.rules.fields import Whole
 from tractor_sim.core.kernels.dims import CARDS
@@ -52,7 +52,7 @@ DEFAULT_WORST = 10
 NUMBERS = {
     "deals": Whole("deals", 1, MAX_DEALS, "deals played, the policy at every seat",
                    "every decision of every deal is kept in memory"),
-    "worlds": S.SETTINGS["worlds"], "rollouts": S.SETTINGS["rollouts"], "max_candidates": S.SETTINGS["max_candidates"],
+    "worlds": search.SETTINGS["worlds"], "rollouts": search.SETTINGS["rollouts"], "max_candidates": search.SETTINGS["max_candidates"],
     "worst": Whole("worst", 0, 10_000, "the worst decisions listed with their replay command",
                    "a report lists at most this many"),
 }
@@ -76,7 +76,7 @@ def rollout_policy_of(policy, rollout_policy=None):
     its choices when the play goes on as expert plays).  Checked before anything compiles."""
     from tractor_sim.play import registry as strategy
 
-    if S.is_search(policy):
+    if search.is_search(policy):
         raise ValueError(f"analyze: {policy!r} is a search; give the policy to analyze, e.g. expert "
                          "(the search is what values its decisions)")
     resolved = strategy.resolve_policy(policy)
@@ -89,7 +89,7 @@ def rollout_policy_of(policy, rollout_policy=None):
 
 
 def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, rollouts: int = 1,
-        max_candidates: int = S.DEFAULT_MAX_CANDIDATES, source: str | None = None, levels=(0, 0),
+        max_candidates: int = search.DEFAULT_MAX_CANDIDATES, source: str | None = None, levels=(0, 0),
         declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None, rollout_policy=None) -> dict:
     """Play ``deals`` deals of POLICY at every seat and value each burial, lead and follow (module docstring).
 
@@ -104,10 +104,10 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
     deals = NUMBERS["deals"].check(deals, "analyze: ")
     rolled = rollout_policy_of(policy, rollout_policy)
     if source is None:
-        source = "sampled" if S.SAMPLER_READY else "true"
+        source = "sampled" if search.SAMPLER_READY else "true"
     if source not in ("sampled", "true"):
         raise ValueError(f"--source: expected sampled or true, got {source!r}")
-    kind = S.SEARCH if source == "sampled" else S.ORACLE
+    kind = search.SEARCH if source == "sampled" else search.ORACLE
     name = policy if isinstance(policy, str) else policy.get("name") or policy.get("policy") or "custom"
     recorder = {"policy": kind, "base": policy, "worlds": worlds, "rollouts": rollouts,
                 "max_candidates": max_candidates, "record": True, "name": name}

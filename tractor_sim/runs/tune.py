@@ -44,7 +44,7 @@ from tractor_sim.runs import compare
 
 from tractor_sim.runs import engine
 
-from tractor_sim.rules import options as R
+from tractor_sim.rules import options
 
 from tractor_sim.stats import sprt as SP
 
@@ -102,8 +102,8 @@ def load(path) -> dict:
         spec[name] = {"start": start, "c": _number(p["c"], f"{where} c", True), "min": lo, "max": hi}
     verify = _table(data.get("verify") or {}, VERIFY, "[verify]")
     try:
-        rules = R.as_rules(data.get("rules") or {})
-    except R.RulesError as e:
+        rules = options.as_rules(data.get("rules") or {})
+    except options.RulesError as e:
         raise TuneError(f"[rules]: {e}") from None
     out = {
         "name": str(data.get("name") or path.stem), "description": str(data.get("description", "")),
