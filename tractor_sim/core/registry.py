@@ -6,6 +6,7 @@ these tables for the 4-player 2-deck game and for each copy of the package
 compiled for another size.  So this package depends on nothing above it.
 """
 
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 # The largest card count and points of any game size (8 players, 4 decks: 216 cards, 400 points):
@@ -28,6 +29,13 @@ class Recorded:
     lean: bool | None = None
     boundscheck: bool | None = None
     ranges: dict = field(default_factory=dict)  # param -> (lowest, highest): the values it plays legally
+
+
+def slots(params: dict):
+    """Each parameter's place in the ``params`` vector a strategy receives, by name: ``P = slots(TABLE)``,
+    then ``params[P.min_cards]``.  The vector holds the declared parameters in declaration order;
+    numba reads a module's named tuple of integers as constants, so a name costs nothing."""
+    return namedtuple("Slots", list(params))(*range(len(params)))
 
 
 def strategy(decision, name, params=None, description="", lean=None, boundscheck=None, ranges=None):

@@ -15,10 +15,14 @@ from .. import lib as sl
 from ..kernels.rng import randint
 from ..kernels.dims import CARDS, SUITS
 from ..kernels.view import BID_STEP_BID, BID_STEP_SHOW, M_BID_STEP, M_TRUMP_RANK, MAX_BID, V_HAND, V_META
-from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, slots, strategy  # noqa: F401 - the ranges
 
 
-@strategy("bid", "strength", params={"per_trump": 10.0, "base": 4.0},
+STRENGTH_PARAMS = {"per_trump": 10.0, "base": 4.0}
+STRENGTH = slots(STRENGTH_PARAMS)
+
+
+@strategy("bid", "strength", params=STRENGTH_PARAMS,
           ranges={"per_trump": (0.0, 50.0), "base": (0.0, MAX_CARDS)})
 def strength(view, params, rng, scratch, out):
     """Bid by trump length, show my highest card, name my longest trump suit.
@@ -32,7 +36,7 @@ def strength(view, params, rng, scratch, out):
     step = view[V_META, M_BID_STEP]
     if step == BID_STEP_BID:
         _suit, st = sl.best_trump_suit(view, sl.my_level(view))
-        bid = int(params[0] * (st - params[1]))
+        bid = int(params[STRENGTH.per_trump] * (st - params[STRENGTH.base]))
         out[0] = max(0, min(MAX_BID, bid - bid % 5))
         return 1
     return _show_or_name(view, out, step)

@@ -18,7 +18,7 @@ from ..kernels.declare import ANS_COUNT, BJ, JOKER_PAIR, PAIR, SINGLE, kind_of
 from ..kernels.dims import DECKS, DRAWN, RANKS, team_of
 from ..kernels.dims import PAIR as PAIR_CARDS  # cards in a pair (PAIR here: the declaration kind)
 from ..kernels.view import M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_DRAWN, M_ROUND1, M_SEAT, V_META
-from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, slots, strategy  # noqa: F401 - the ranges
 
 LAST_CHANCE = DRAWN  # M_DRAWN once every card is drawn: the final round of chances
 
@@ -62,7 +62,11 @@ def eager(view, params, rng, scratch, out):
     return _answer(out, kind, card, n)
 
 
-@strategy("declare", "threshold", params={"min_cards": 7.0, "jokers": 1.0},
+THRESHOLD_PARAMS = {"min_cards": 7.0, "jokers": 1.0}
+THRESHOLD = slots(THRESHOLD_PARAMS)
+
+
+@strategy("declare", "threshold", params=THRESHOLD_PARAMS,
           ranges={"min_cards": (0.0, MAX_CARDS), "jokers": SWITCH})
 def threshold(view, params, rng, scratch, out):
     """Declare a suit only with at least ``min_cards`` of its trumps in hand.
@@ -78,17 +82,21 @@ def threshold(view, params, rng, scratch, out):
     cur_kind = view[V_META, M_DECL_KIND]
     if cur_kind > 0 and cur_seat != me and team_of(cur_seat) == team_of(me):
         return 0
-    kind, n, card, _st = sl.best_suit_declaration(view, params[0])
+    kind, n, card, _st = sl.best_suit_declaration(view, params[THRESHOLD.min_cards])
     if kind > 0:
         return _answer(out, kind, card, n)
-    if params[1] > 0:
+    if params[THRESHOLD.jokers] > 0:
         jokers, joker = sl.joker_declaration(view)
         if joker >= 0 and (cur_kind > 0 or view[V_META, M_DRAWN] >= LAST_CHANCE):
             return _answer(out, JOKER_PAIR, joker, jokers)
     return 0
 
 
-@strategy("declare", "override", params={"min_cards": 6.0, "margin": 2.0, "jokers": 1.0},
+OVERRIDE_PARAMS = {"min_cards": 6.0, "margin": 2.0, "jokers": 1.0}
+OVERRIDE = slots(OVERRIDE_PARAMS)
+
+
+@strategy("declare", "override", params=OVERRIDE_PARAMS,
           ranges={"min_cards": (0.0, MAX_CARDS), "margin": (0.0, MAX_CARDS), "jokers": SWITCH})
 def override(view, params, rng, scratch, out):
     """Declare with a strong suit, strengthen my single, override when my option is stronger.
@@ -109,8 +117,8 @@ def override(view, params, rng, scratch, out):
     cur_seat = view[V_META, M_DECL_SEAT]
     cur_kind = view[V_META, M_DECL_KIND]
     cur_card = view[V_META, M_DECL_CARD]
-    min_cards = params[0]
-    jokers, joker = sl.joker_declaration(view) if params[2] > 0 else (0, -1)
+    min_cards = params[OVERRIDE.min_cards]
+    jokers, joker = sl.joker_declaration(view) if params[OVERRIDE.jokers] > 0 else (0, -1)
     if cur_kind == 0:
         kind, n, card, _st = sl.best_suit_declaration(view, min_cards)
         if kind > 0:
@@ -128,7 +136,7 @@ def override(view, params, rng, scratch, out):
     if team_of(cur_seat) == team_of(me) or (DECKS == PAIR_CARDS and cur_kind == JOKER_PAIR):
         return 0
     standing = sl.suit_strength(view, cur_card // RANKS) if cur_card < BJ else sl.no_suit_strength(view)
-    need = min_cards if view[V_META, M_ROUND1] == 1 else max(min_cards, standing + params[1])
+    need = min_cards if view[V_META, M_ROUND1] == 1 else max(min_cards, standing + params[OVERRIDE.margin])
     kind, n, card, _st = sl.best_suit_declaration(view, need)
     if kind > 0:
         return _answer(out, kind, card, n)

@@ -14,7 +14,7 @@ from ..kernels.rng import uniform
 from ..kernels.dims import BJ, CARDS, KITTY, PAIR, SUITS
 from ..kernels.unowned import stack_array
 from ..kernels.view import V_EFF, V_HAND, V_POS, V_SUITS, V_TTMETA
-from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, slots, strategy  # noqa: F401 - the ranges
 
 LOWEST = 0  # lowest position first, fewer points on ties
 KEEP_POINTS = 1  # any non-point card before any point card
@@ -151,7 +151,11 @@ def keep_points(view, params, rng, scratch, out):
     return KITTY
 
 
-@strategy("discard", "bury_points", params={"threshold": 10.0}, ranges={"threshold": (0.0, MAX_CARDS)})
+BURY_POINTS_PARAMS = {"threshold": 10.0}
+BURY_POINTS = slots(BURY_POINTS_PARAMS)
+
+
+@strategy("discard", "bury_points", params=BURY_POINTS_PARAMS, ranges={"threshold": (0.0, MAX_CARDS)})
 def bury_points(view, params, rng, scratch, out):
     """Bury point cards when strong in trumps (at least ``threshold``), else keep them.
 
@@ -159,14 +163,18 @@ def bury_points(view, params, rng, scratch, out):
     is the safest place for points the opponents could otherwise catch in
     play; with few trumps, keep points out (as keep_points).
     """
-    if sl.suit_len(view, TRUMP) >= params[0]:
+    if sl.suit_len(view, TRUMP) >= params[BURY_POINTS.threshold]:
         bury(view, out, KITTY, POINTS_FIRST)
     else:
         bury(view, out, KITTY, KEEP_POINTS)
     return KITTY
 
 
-@strategy("discard", "expert", params={"threshold": 14.0}, ranges={"threshold": (0.0, MAX_CARDS)})
+EXPERT_PARAMS = {"threshold": 14.0}
+EXPERT = slots(EXPERT_PARAMS)
+
+
+@strategy("discard", "expert", params=EXPERT_PARAMS, ranges={"threshold": (0.0, MAX_CARDS)})
 def expert(view, params, rng, scratch, out):
     """bury_points and void together: bury points when strong in trumps, then void short suits.
 
@@ -176,7 +184,7 @@ def expert(view, params, rng, scratch, out):
     (weak: non-point) cards.  Measured against basic, 14 trumps beats 10 or 12
     as the threshold.
     """
-    strong = sl.suit_len(view, TRUMP) >= params[0]
+    strong = sl.suit_len(view, TRUMP) >= params[EXPERT.threshold]
     placed = bury_point_singles(view, out, KITTY) if strong else 0
     placed += void_suits(view, out, KITTY - placed, not strong)
     bury(view, out, KITTY - placed, LOWEST if strong else KEEP_POINTS)

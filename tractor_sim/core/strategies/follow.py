@@ -14,7 +14,7 @@ from ..kernels.combos import KIND_THROW
 from ..kernels.order import TRUMP
 from ..kernels.dims import SEATS, seat_after, team_of
 from ..kernels.view import M_LEAD_KIND, M_LEAD_N, M_LEAD_SUIT, M_NPLAYED, M_SEAT, V_META
-from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, slots, strategy  # noqa: F401 - the ranges
 
 SMART_RUFF_POINTS = 10  # smart ruffs before the last seat only for this many points
 
@@ -102,7 +102,11 @@ def smart(view, params, rng, scratch, out):
     return play_smart(view, out, SMART_RUFF_POINTS, False, scratch)
 
 
-@strategy("follow", "ruff_points", params={"min_points": 5.0}, ranges={"min_points": (0.0, MAX_POINTS)})
+RUFF_POINTS_PARAMS = {"min_points": 5.0}
+RUFF_POINTS = slots(RUFF_POINTS_PARAMS)
+
+
+@strategy("follow", "ruff_points", params=RUFF_POINTS_PARAMS, ranges={"min_points": (0.0, MAX_POINTS)})
 def ruff_points(view, params, rng, scratch, out):
     """When void in the led plain suit, ruff a trick holding ``min_points`` with the cheapest
     winning trumps, unless my partner is winning; else the cheapest follow.
@@ -112,14 +116,18 @@ def ruff_points(view, params, rng, scratch, out):
     s = view[V_META, M_LEAD_SUIT]
     if view[V_META, M_LEAD_KIND] != KIND_THROW and s != TRUMP and sl.suit_len(view, s) == 0:
         seat, key = sl.current_best(view)
-        if not sl.is_partner(view, seat) and sl.trick_points(view) >= params[0]:
+        if not sl.is_partner(view, seat) and sl.trick_points(view) >= params[RUFF_POINTS.min_points]:
             n = sl.winning_follow(view, out, key, False)
             if n > 0:
                 return n
     return sl.cheapest_follow(view, out, False)
 
 
-@strategy("follow", "expert", params={"min_points": 5.0}, ranges={"min_points": (0.0, MAX_POINTS)})
+EXPERT_PARAMS = {"min_points": 5.0}
+EXPERT = slots(EXPERT_PARAMS)
+
+
+@strategy("follow", "expert", params=EXPERT_PARAMS, ranges={"min_points": (0.0, MAX_POINTS)})
 def expert(view, params, rng, scratch, out):
     """smart with ruff_points: ruff tricks holding ``min_points``, wary of overruffs.
 
@@ -129,4 +137,4 @@ def expert(view, params, rng, scratch, out):
     expert lead.
     """
     sl.track_voids(view, scratch)
-    return play_smart(view, out, params[0], True, scratch)
+    return play_smart(view, out, params[EXPERT.min_points], True, scratch)

@@ -14,7 +14,7 @@ from ..kernels.combos import MIN_TRACTOR
 from ..kernels.order import META_NCARDS, TRUMP
 from ..kernels.dims import EFF_SUITS, PAIR, SEATS, SUITS, partner_of, seat_after
 from ..kernels.view import M_MY_PAIRS, M_SEAT, V_HAND, V_META, V_POS, V_SUITS, V_TTMETA
-from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, strategy  # noqa: F401 - the ranges
+from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, slots, strategy  # noqa: F401 - the ranges
 
 MIN_UNITS_THROW = 2  # a throw is two units or more
 
@@ -360,7 +360,11 @@ def safe_throw(view, params, rng, scratch, out):
     return n if n > 0 else lead_low(view, out)
 
 
-@strategy("lead", "pull_trumps", params={"min_trumps": 8.0}, ranges={"min_trumps": (0.0, MAX_CARDS)})
+PULL_TRUMPS_PARAMS = {"min_trumps": 8.0}
+PULL_TRUMPS = slots(PULL_TRUMPS_PARAMS)
+
+
+@strategy("lead", "pull_trumps", params=PULL_TRUMPS_PARAMS, ranges={"min_trumps": (0.0, MAX_CARDS)})
 def pull_trumps(view, params, rng, scratch, out):
     """Lead trumps while I hold at least ``min_trumps`` and the others may still hold any.
 
@@ -368,7 +372,7 @@ def pull_trumps(view, params, rng, scratch, out):
     ruffs later.  Top trump units first, else my cheapest trump; when done,
     as top_cards.
     """
-    n = lead_trumps(view, out, params[0])
+    n = lead_trumps(view, out, params[PULL_TRUMPS.min_trumps])
     if n > 0:
         return n
     n = lead_top(view, out, scratch, False)
@@ -392,7 +396,11 @@ def partner_void(view, params, rng, scratch, out):
     return n if n > 0 else lead_low(view, out)
 
 
-@strategy("lead", "expert", params={"min_trumps": 8.0, "careful": 0.0, "feed_void": 1.0, "pairs": 1.0},
+EXPERT_PARAMS = {"min_trumps": 8.0, "careful": 0.0, "feed_void": 1.0, "pairs": 1.0}
+EXPERT = slots(EXPERT_PARAMS)
+
+
+@strategy("lead", "expert", params=EXPERT_PARAMS,
           ranges={"min_trumps": (0.0, MAX_CARDS), "careful": SWITCH, "feed_void": SWITCH, "pairs": SWITCH})
 def expert(view, params, rng, scratch, out):
     """safe_throw, top_cards, partner_void, pairs_first and pull_trumps in that order.
@@ -403,7 +411,8 @@ def expert(view, params, rng, scratch, out):
     pair, which only a higher one beats; then draw trumps when long in them
     (``min_trumps``); else a cheap card.
     """
-    return expert_lead(view, out, scratch, params[0], params[1] > 0, params[2] > 0, params[3] > 0)
+    return expert_lead(view, out, scratch, params[EXPERT.min_trumps], params[EXPERT.careful] > 0,
+                       params[EXPERT.feed_void] > 0, params[EXPERT.pairs] > 0)
 
 
 @njit(cache=True, inline='always')
