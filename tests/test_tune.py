@@ -86,3 +86,19 @@ def test_cli_bad_tune_file_is_a_clear_error(tmp_path):
     assert r.exit_code == 2 and "outside min..max" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(main, ["tune", str(tmp_path / "missing.toml")])
     assert r.exit_code == 2 and "no such tune file" in r.output
+
+
+def test_cli_tune_writes_the_trajectory_into_its_report(tmp_path):
+    """A short tune to its report: one trajectory row per iteration and the final point, read back."""
+    from click.testing import CliRunner
+
+    from tractor_sim.cli import main
+
+    short = GOOD.replace("iterations = 60", "iterations = 3").split('[tune.params."lead.min_trumps"]')[0]
+    r = CliRunner().invoke(main, ["tune", str(write(tmp_path, short)), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    report = (tmp_path / "out" / "report.md").read_text()
+    table = report.split("## Trajectory")[1].split("## Reproduce")[0].strip().splitlines()
+    assert table[0] == "| iteration | discard.threshold | score | pairs | c_discard.threshold | a_discard.threshold |"
+    assert [row.split(" | ")[0] for row in table[2:]] == ["| 0", "| 1", "| 2", "| 3"]
+    assert table[-1].endswith("|  |  |  |  |")  # the final point has no score yet

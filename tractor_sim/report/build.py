@@ -7,8 +7,6 @@ both always say the same thing.
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 import math
 from pathlib import Path
@@ -21,41 +19,12 @@ from tractor_sim.stats import chain
 
 from tractor_sim.stats import summary as stats
 from tractor_sim.report import contexts as report_contexts
-from tractor_sim.report import plots, sections
+from tractor_sim.report import plots, render, sections
+from tractor_sim.report.numbers import interval, number
 from tractor_sim.rules.options import RulesError, as_rules
 
 NO_MATCHES = "no matches in this run (fixed-levels mode)"
 MAX_HEATMAPS = 4  # a tournament has many matchups: keep the report readable and small
-
-
-# ------------------------------------------------------------------ numbers
-
-def _num(v, decimals: int = 3) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    if isinstance(v, (int, np.integer)):
-        return f"{int(v):,}"
-    if isinstance(v, (float, np.floating)):
-        return f"{v:,.{decimals}f}" if abs(v) < 1000 else f"{v:,.0f}"
-    return str(v)
-
-
-def _ci(mean, low, high, decimals: int = 3) -> str:
-    if mean is None or math.isnan(mean):
-        return ""
-    if math.isnan(low):
-        return _num(mean, decimals)
-    return f"{mean:.{decimals}f} [{low:.{decimals}f}, {high:.{decimals}f}]"
-
-
-def _pm(mean: float, half: float) -> str:
-    """'0.12 ± 0.03' with as many decimals as the uncertainty's first digit needs."""
-    d = max(1, -math.floor(math.log10(half))) if half > 0 else 3
-    return f"{mean:.{d}f} ± {half:.{d}f}"
-
-
-def _p(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 # ------------------------------------------------------------------ analysis
@@ -181,21 +150,21 @@ def _summary_table(summary: pd.DataFrame) -> pd.DataFrame:
     s = summary
     t = pd.DataFrame({
         "matchup": s["matchup"], "policy": s["policy"], "deals": s["deals"],
-        "net levels / deal [95% CI]": [_ci(*v) for v in zip(s["level_change"], s["level_change_low"],
+        "net levels / deal [95% CI]": [interval(*v) for v in zip(s["level_change"], s["level_change_low"],
                                                              s["level_change_high"])],
         "deals declared": s["declared"],
-        "hold rate as declarers [95% CI]": [_ci(*v) for v in zip(s["hold_rate"], s["hold_low"], s["hold_high"])],
-        "points conceded as declarers: mean (descriptive)": s["conceded_mean"].map(lambda v: _num(v, 1)),
-        "median [quartiles]": [f"{_num(m, 0)} [{_num(a, 0)}-{_num(b, 0)}]" for m, a, b in
+        "hold rate as declarers [95% CI]": [interval(*v) for v in zip(s["hold_rate"], s["hold_low"], s["hold_high"])],
+        "points conceded as declarers: mean (descriptive)": s["conceded_mean"].map(lambda v: number(v, 1)),
+        "median [quartiles]": [f"{number(m, 0)} [{number(a, 0)}-{number(b, 0)}]" for m, a, b in
                                zip(s["conceded_q50"], s["conceded_q25"], s["conceded_q75"])],
-        "points taken as defenders: mean (descriptive)": s["taken_mean"].map(lambda v: _num(v, 1)),
-        "median [quartiles] ": [f"{_num(m, 0)} [{_num(a, 0)}-{_num(b, 0)}]" for m, a, b in
+        "points taken as defenders: mean (descriptive)": s["taken_mean"].map(lambda v: number(v, 1)),
+        "median [quartiles] ": [f"{number(m, 0)} [{number(a, 0)}-{number(b, 0)}]" for m, a, b in
                                 zip(s["taken_q50"], s["taken_q25"], s["taken_q75"])],
     })
     if "win_rate" in s:
-        t["matches"] = s["matches"].map(lambda v: _num(int(v)) if not math.isnan(v) else "")
-        t["match win rate [95% CI]"] = [_ci(*v) for v in zip(s["win_rate"], s["win_low"], s["win_high"])]
-        t["deals / match"] = s["deals_per_match"].map(lambda v: _num(v, 1))
+        t["matches"] = s["matches"].map(lambda v: number(int(v)) if not math.isnan(v) else "")
+        t["match win rate [95% CI]"] = [interval(*v) for v in zip(s["win_rate"], s["win_low"], s["win_high"])]
+        t["deals / match"] = s["deals_per_match"].map(lambda v: number(v, 1))
     return t
 
 
@@ -203,21 +172,21 @@ def _markov_table(results: list[dict], summary: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for r in results:
         row = {"matchup": r["matchup"], "A": r["policy_a"], "B": r["policy_b"], "match end": r["match_end"],
-               "P(A wins) from 2-2 [95% CI]": _ci(r["win_prob"], r["low"], r["high"]),
-               "expected deals (descriptive)": _num(r["expected_deals"], 1),
+               "P(A wins) from 2-2 [95% CI]": interval(r["win_prob"], r["low"], r["high"]),
+               "expected deals (descriptive)": number(r["expected_deals"], 1),
                "deals with A / B declaring": f"{r['n_declared']['a']:,} / {r['n_declared']['b']:,}"}
         if "win_rate" in summary:
             o = summary[(summary["matchup"] == r["matchup"]) & (summary["policy"] == r["policy_a"])]
             if len(o) and not math.isnan(o["win_rate"].iloc[0]):
                 o = o.iloc[0]
-                row["observed A win rate [95% CI]"] = _ci(o["win_rate"], o["win_low"], o["win_high"])
+                row["observed A win rate [95% CI]"] = interval(o["win_rate"], o["win_low"], o["win_high"])
                 # the level-independence assumption's test: chain minus observed, the two errors added as if
                 # independent (they share the deals, so this interval is conservative)
                 se = math.hypot((r["high"] - r["low"]) / 3.92, (o["win_high"] - o["win_low"]) / 3.92)
                 diff = r["win_prob"] - o["win_rate"]
-                row["chain - observed [95% CI]"] = (_ci(diff, diff - 1.96 * se, diff + 1.96 * se)
+                row["chain - observed [95% CI]"] = (interval(diff, diff - 1.96 * se, diff + 1.96 * se)
                                                     if np.isfinite(se) else "")
-                row["observed deals / match (descriptive)"] = _num(o["deals_per_match"], 1)
+                row["observed deals / match (descriptive)"] = number(o["deals_per_match"], 1)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -226,82 +195,8 @@ def _row_table(deals: pd.DataFrame, decks: int = 2) -> pd.DataFrame:
     freq = stats.row_frequencies(deals, by_declarer=True, decks=decks)
     n = freq.pop("n")
     t = freq.map(lambda v: f"{100 * v:.1f}%")
-    t["deals"] = n.map(_num)
+    t["deals"] = n.map(number)
     return t.reset_index()
-
-
-# ------------------------------------------------------------------ rendering
-
-def md_table(df: pd.DataFrame) -> str:
-    def cell(v):
-        return (v if isinstance(v, str) else _num(v)).replace("|", "\\|")
-    lines = ["| " + " | ".join(cell(str(c)) for c in df.columns) + " |",
-             "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines)
-
-
-def html_table(df: pd.DataFrame) -> str:
-    def cell(v):
-        return html.escape(v if isinstance(v, str) else _num(v))
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>"
-                   for row in df.itertuples(index=False))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _markdown(blocks: list[tuple]) -> str:
-    out = []
-    for kind, *args in blocks:
-        if kind == "h":
-            out.append("#" * args[0] + " " + args[1])
-        elif kind == "p":
-            out.append(args[0])
-        elif kind == "headline":
-            out.append(f"**{args[0]}**")
-        elif kind == "list":
-            out.append("\n".join(f"- {item}" for item in args[0]))
-        elif kind == "code":
-            out.append(f"```{args[1] if len(args) > 1 else ''}\n{args[0]}\n```")
-        elif kind == "table":
-            out.append(md_table(args[0]))
-        elif kind == "figure":
-            out.append(f"![{args[1]}]({args[0]})\n\n*{args[1]}*")
-        elif kind == "links":
-            out.append("\n".join(f"- [{text}]({href})" for text, href in args[0]))
-    return "\n\n".join(out) + "\n"
-
-
-CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.4}
-table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #bbb;padding:3px 7px}
-th{background:#eee}pre{background:#f5f5f5;padding:.7em;overflow-x:auto}img{max-width:100%}
-figure{margin:1.5em 0}figcaption{font-style:italic}.headline{font-size:115%;font-weight:bold}"""
-
-
-def _html(blocks: list[tuple], title: str, run_dir: Path) -> str:
-    out = []
-    for kind, *args in blocks:
-        if kind == "h":
-            out.append(f"<h{args[0]}>{html.escape(args[1])}</h{args[0]}>")
-        elif kind == "p":
-            out.append(f"<p>{html.escape(args[0])}</p>")
-        elif kind == "headline":
-            out.append(f'<p class="headline">{html.escape(args[0])}</p>')
-        elif kind == "list":
-            out.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in args[0]) + "</ul>")
-        elif kind == "code":
-            out.append(f"<pre><code>{html.escape(args[0])}</code></pre>")
-        elif kind == "table":
-            out.append(html_table(args[0]))
-        elif kind == "figure":
-            data = base64.b64encode((run_dir / args[0]).read_bytes()).decode("ascii")
-            out.append(f'<figure><img alt="{html.escape(args[1])}" src="data:image/png;base64,{data}">'
-                       f"<figcaption>{html.escape(args[1])}</figcaption></figure>")
-        elif kind == "links":
-            out.append("<ul>" + "".join(f'<li><a href="{html.escape(h)}">{html.escape(t)}</a></li>'
-                                        for t, h in args[0]) + "</ul>")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{CSS}</style></head><body>\n" + "\n".join(out) + "\n</body></html>\n")
 
 
 # ------------------------------------------------------------------ the report
@@ -310,16 +205,6 @@ def _versions(v) -> list[str]:
     if isinstance(v, dict):
         return [f"{k}: {x}" for k, x in v.items()] or ["(none recorded)"]
     return [str(v) if v else "(none recorded)"]
-
-
-def _figure(blocks: list, run_dir: Path, name: str, caption: str, draw, *args) -> None:
-    """Draw one figure into blocks, or a line saying why it was skipped."""
-    try:
-        draw(*args, run_dir / "figures" / name)
-    except Exception as e:  # a figure must never sink the report
-        blocks.append(("p", f"{caption}: skipped, the plot failed ({type(e).__name__}: {e})."))
-        return
-    blocks.append(("figure", f"figures/{name}", caption))
 
 
 # The deal columns the statistics and figures read; the others stay on disk (a report over
@@ -406,8 +291,22 @@ def build_report(run_dir) -> tuple[Path, Path]:
     if played:
         b += [("p", played)]
 
-    b += [("h", 2, "Tables")]
-    b += sections.blocks(rated, run_dir)
+    b += [("h", 2, "Tables")] + _tables(rated, summary, deals, matches, decks, match_mode, run_dir)
+    b += _markov_blocks(markov, markov_skipped, summary, rules, match_mode)
+    b += report_contexts.blocks(by_context, run_dir)
+    b += _figures(deals, matches, summary, markov, decks, match_mode, run_dir)
+
+    from tractor_sim.report.viewer import report_blocks
+
+    b += report_blocks(run_dir, deals)
+    mode = f"{'matches' if match_mode else 'fixed levels'}; duplicate: {'no' if 'pairs' not in rated else 'yes'}"
+    b += _appendix(manifest, name, deals, matches, mode, matchup_names, rules)
+    return _write_report(run_dir, manifest, name, b)
+
+
+def _tables(rated, summary, deals, matches, decks: int, match_mode: bool, run_dir: Path) -> list[tuple]:
+    """The ratings' tables, then per matchup and policy, then the level-table rows."""
+    b = sections.blocks(rated, run_dir)
     b += [("h", 3, "Per matchup and policy"),
           ("p", "Net levels / deal: the policy's team gains minus the other team's, summed over the deals and "
                 "divided by them; the t interval is clustered by "
@@ -423,44 +322,53 @@ def build_report(run_dir) -> tuple[Path, Path]:
     b += [("h", 3, "Level-table rows by declaring policy"),
           ("p", "Shares of the declaring policy's deals in each row (descriptive, no intervals)."),
           ("table", _row_table(deals, decks))]
-    if markov or markov_skipped:
-        b += [("h", 3, "Match win probability (Markov chain)"),
-              ("p", "Absorbing chain over (level of A, level of B, declaring team) under the run's resolved "
-                    f"rules (match_end = {rules.match_end}, must_defend = {rules.must_defend}, declaring = "
-                    f"{rules.declaring}), with the level changes from the kernels' level table; each declaring "
-                    "policy's row distribution is estimated from the deals and assumed independent of the "
-                    "levels: a deal's result is taken not to depend on the levels of the two teams (the deals "
-                    "were played at the levels of this run only)" + (", which the observed match results beside it "
-                    "test: an interval of chain - observed that excludes 0 says the levels matter" if match_mode
-                    else "; no matches were played here to test it") + ". "
-                    + ("Under the auction every deal's declarers are A's team with the observed "
-                                  "share. " if rules.declaring == "auction" else
-                                  "First declarer 50/50, then the declarers keep the deal while they hold. ")
-                    + "Interval: bootstrap resampling deal ids (the two policies play the same deals, so their "
-                      "row counts are resampled together).")]
-        if markov:
-            b += [("table", _markov_table(markov, summary))]
-        reasons = {}
-        for m, why in markov_skipped:
-            reasons.setdefault(why, []).append(m)
-        b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
+    return b
 
-    b += report_contexts.blocks(by_context, run_dir)
-    b += [("h", 2, "Figures")]
+
+def _markov_blocks(markov: list[dict], skipped: list, summary, rules, match_mode: bool) -> list[tuple]:
+    """The match win probability from the deals' row distributions, and why a matchup has none."""
+    if not (markov or skipped):
+        return []
+    b = [("h", 3, "Match win probability (Markov chain)"),
+          ("p", "Absorbing chain over (level of A, level of B, declaring team) under the run's resolved "
+                f"rules (match_end = {rules.match_end}, must_defend = {rules.must_defend}, declaring = "
+                f"{rules.declaring}), with the level changes from the kernels' level table; each declaring "
+                "policy's row distribution is estimated from the deals and assumed independent of the "
+                "levels: a deal's result is taken not to depend on the levels of the two teams (the deals "
+                "were played at the levels of this run only)" + (", which the observed match results beside it "
+                "test: an interval of chain - observed that excludes 0 says the levels matter" if match_mode
+                else "; no matches were played here to test it") + ". "
+                + ("Under the auction every deal's declarers are A's team with the observed "
+                              "share. " if rules.declaring == "auction" else
+                              "First declarer 50/50, then the declarers keep the deal while they hold. ")
+                + "Interval: bootstrap resampling deal ids (the two policies play the same deals, so their "
+                  "row counts are resampled together).")]
+    if markov:
+        b += [("table", _markov_table(markov, summary))]
+    reasons = {}
+    for m, why in skipped:
+        reasons.setdefault(why, []).append(m)
+    b += [("p", f"Skipped {', '.join(ms)}: {why}.") for why, ms in reasons.items()]
+    return b
+
+
+def _figures(deals, matches, summary, markov: list[dict], decks: int, match_mode: bool, run_dir: Path) -> list[tuple]:
+    """The descriptive figures (a sample of a big run's deals) and the win probability heatmaps."""
+    b: list[tuple] = [("h", 2, "Figures")]
     shown, note = _plot_sample(deals)
-    _figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "
-            "policy" + note, lambda path: plots.plot_opp_points(shown, path, decks))
-    _figure(b, run_dir, "row_frequencies.png", "Level-table row frequencies by declaring policy" + note,
-            lambda path: plots.plot_row_frequencies(shown, path, decks))
-    _figure(b, run_dir, "level_change.png", "Net levels per deal with 95% intervals (clustered)",
-            plots.plot_level_change, summary)
+    render.figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "
+                  "policy" + note, lambda path: plots.plot_opp_points(shown, path, decks))
+    render.figure(b, run_dir, "row_frequencies.png", "Level-table row frequencies by declaring policy" + note,
+                  lambda path: plots.plot_row_frequencies(shown, path, decks))
+    render.figure(b, run_dir, "level_change.png", "Net levels per deal with 95% intervals (clustered)",
+                  plots.plot_level_change, summary)
     if matches is not None:
-        _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+        render.figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
     else:
         b += [("p", f"Deals per match: skipped, {NO_MATCHES}.")]
     if match_mode:
-        _figure(b, run_dir, "level_trajectories.png", "Levels through a match" + note,
-                plots.plot_level_trajectories, shown)
+        render.figure(b, run_dir, "level_trajectories.png", "Levels through a match" + note,
+                      plots.plot_level_trajectories, shown)
     else:
         b += [("p", f"Level trajectories: skipped, {NO_MATCHES}.")]
     if len(markov) > MAX_HEATMAPS:
@@ -468,16 +376,11 @@ def build_report(run_dir) -> tuple[Path, Path]:
                     "the table above has them all.")]
     for i, r in enumerate(markov[:MAX_HEATMAPS]):
         title = f"P({r['policy_a']} wins) by starting levels, {r['matchup']}"
-        _figure(b, run_dir, f"win_probability_{i}.png", title,
-                lambda path, t=r["table"], title=title: plots.plot_win_heatmap(t, path, title))
+        render.figure(b, run_dir, f"win_probability_{i}.png", title,
+                      lambda path, t=r["table"], title=title: plots.plot_win_heatmap(t, path, title))
     if not markov:
         b += [("p", "Win probability heatmap: skipped, no matchup of two policies with both declaring.")]
-
-    from tractor_sim.report.viewer import report_blocks
-
-    b += report_blocks(run_dir, deals)
-    b += _appendix(manifest, name, rated, deals, matches, match_mode, matchup_names, rules)
-    return _write_report(run_dir, manifest, name, b)
+    return b
 
 
 def _ranked_levels(v):
@@ -505,12 +408,11 @@ def _measured_against(manifest: dict, rules, match_mode: bool) -> str:
             f"{rules.declaring}), {where}, game: {_game_sentence(manifest)}.")
 
 
-def _appendix(manifest, name, rated, deals, matches, match_mode, matchup_names, rules) -> list[tuple]:
+def _appendix(manifest, name, deals, matches, mode: str, matchup_names, rules) -> list[tuple]:
     """What was run and the resolved experiment, at the end; lines that do not apply are left out."""
     items = [f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
              f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
-             f"mode: {'matches' if match_mode else 'fixed levels'}; "
-             f"duplicate: {'no' if 'pairs' not in rated else 'yes'}",
+             f"mode: {mode}",
              f"deals: {len(deals):,}" + (f"; matches: {len(matches):,}" if matches is not None else ""),
              "matchups: " + ", ".join(matchup_names),
              "game: " + _game_sentence(manifest),
@@ -541,18 +443,9 @@ def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
     b: list[tuple] = [("h", 1, f"tractor-sim report: {name}")]
     b += body
     if matches is not None:
-        _figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
-    b += [("h", 2, "Appendix: what was run"), ("list", [
-        f"experiment: {name}", f"seed: {manifest.get('seed', '')}",
-        f"started: {manifest.get('started', '')}, finished: {manifest.get('finished', '')}",
-        f"mode: {'matches' if match_mode else 'fixed levels (every player at the same level)'}",
-        f"deals: {len(deals):,}" + (f"; matches: {len(matches):,}" if matches is not None else ""),
-        "matchups: " + ", ".join(m for m, _ in _matchups(deals)),
-        "game: " + _game_sentence(manifest),
-        "rules: " + ", ".join(f"{k} = {v}" for k, v in rules.to_dict().items()),
-    ])]
-    b += [("p", "Resolved experiment (levels as ranks):"),
-          ("code", json.dumps(_ranked_levels(manifest.get("experiment", {})), indent=2, default=str), "json")]
+        render.figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+    b += _appendix(manifest, name, deals, matches, "matches" if match_mode else
+                   "fixed levels (every player at the same level)", [m for m, _ in _matchups(deals)], rules)
     return _write_report(run_dir, manifest, name, b)
 
 
@@ -566,6 +459,6 @@ def _write_report(run_dir: Path, manifest: dict, name: str, b: list) -> tuple[Pa
           ("p", "Versions:"),
           ("list", _versions(manifest.get("versions")))]
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
-    md_path.write_text(_markdown(b))
-    html_path.write_text(_html(b, f"tractor-sim report: {name}", run_dir))
+    md_path.write_text(render.markdown(b))
+    html_path.write_text(render.html_page(b, f"tractor-sim report: {name}", run_dir))
     return md_path, html_path

@@ -5,19 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from tractor_sim.report.numbers import interval, p_value
 from tractor_sim.stats import contexts as SC
 from tractor_sim.stats import ratings
 
 
-def _ci(mean, low, high, decimals: int = 4) -> str:
-    return f"{mean:+.{decimals}f} [{low:+.{decimals}f}, {high:+.{decimals}f}]"
-
-
-def _p(p: float) -> str:
-    return "n/a" if not np.isfinite(p) else "< 0.001" if p < 0.001 else f"{p:.3f}"
+def _ci(mean, low, high) -> str:
+    return interval(mean, low, high, decimals=4, signed=True)
 
 
 def _and(items: list[str]) -> str:
@@ -59,14 +55,14 @@ def interaction_sentence(result: dict) -> str:
     if not len(t):
         return "No interaction test: no pair of policies is rated in two contexts."
     wald = (f" All at once (Wald chi-square over the ratings of {', '.join(w['policies'])}): chi2 = {w['chi2']:.1f}, "
-            f"df = {w['df']}, p = {_p(w['p_value'])}." if w else "")
+            f"df = {w['df']}, p = {p_value(w['p_value'])}." if w else "")
     hits = t[t["resolved"]]
     if not len(hits):
         return (f"The order does not differ resolvably between contexts: none of the {len(t)} interactions "
                 f"(a pair's rating difference in one context minus in another) is resolved at 5% familywise "
                 f"(Holm over all {len(t)})." + wald)
     each = "; ".join(f"{r.a} - {r.b}: {r.difference1:+.4f} in {r.context1}, {r.difference2:+.4f} in {r.context2}, "
-                     f"interaction {_ci(r.interaction, r.low, r.high)}, p (Holm) {_p(r.p_holm)}"
+                     f"interaction {_ci(r.interaction, r.low, r.high)}, p (Holm) {p_value(r.p_holm)}"
                      for r in hits.itertuples())
     return (f"The order differs between contexts: {len(hits)} of {len(t)} interactions are resolved at 5% "
             f"familywise (Holm over all {len(t)}): {each}." + wald)
@@ -124,7 +120,7 @@ def blocks(result: dict | None, run_dir: Path) -> list[tuple]:
                     "A": table["a"], "B": table["b"],
                     "rating A - B [95% CI]": [_ci(m, lo, hi) for m, lo, hi in
                                               zip(table["difference"], table["low"], table["high"])],
-                    "p (Holm)": table["p_holm"].map(_p),
+                    "p (Holm)": table["p_holm"].map(p_value),
                     "resolved": table["resolved"].map(lambda v: "yes" if v else "no")}))]
     t = result["interaction"]
     if len(t):
@@ -134,7 +130,7 @@ def blocks(result: dict | None, run_dir: Path) -> list[tuple]:
                     "A - B in first": t["difference1"].map(lambda v: f"{v:+.4f}"),
                     "A - B in second": t["difference2"].map(lambda v: f"{v:+.4f}"),
                     "interaction [95% CI]": [_ci(m, lo, hi) for m, lo, hi in zip(t["interaction"], t["low"], t["high"])],
-                    "p": t["p_value"].map(_p), "p (Holm)": t["p_holm"].map(_p),
+                    "p": t["p_value"].map(p_value), "p (Holm)": t["p_holm"].map(p_value),
                     "resolved": t["resolved"].map(lambda v: "yes" if v else "no")}))]
     return out
 

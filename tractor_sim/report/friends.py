@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from tractor_sim.stats import dist
 
+from tractor_sim.report.numbers import interval
 from tractor_sim.stats import summary as stats
 
 
@@ -104,12 +105,6 @@ def paired(deals: pd.DataFrame, players: int, a: str, b: str) -> dict:
     return {**out, "mean": mean, "low": mean - tq * se, "high": mean + tq * se, "p_value": p}
 
 
-def _ci(m, lo, hi):
-    if m is None or (isinstance(m, float) and math.isnan(m)):
-        return ""
-    return f"{m:.3f}" if math.isnan(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
-
-
 def blocks(deals: pd.DataFrame, matches: pd.DataFrame | None, players: int, calls: int) -> tuple[list, pd.DataFrame]:
     """(report blocks, the summary table) of a Finding Friends run."""
     table = policy_table(deals, matches, players, calls)
@@ -135,10 +130,10 @@ def blocks(deals: pd.DataFrame, matches: pd.DataFrame | None, players: int, call
         b += [("list", headline)]
     shown = pd.DataFrame({
         "matchup": table["matchup"], "policy": table["policy"], "deals": table["deals"],
-        "levels per player / deal [95% CI]": [_ci(*v) for v in zip(
+        "levels per player / deal [95% CI]": [interval(*v) for v in zip(
             table["level_change"], table["level_change_low"], table["level_change_high"])],
         "deals as landlord": table["landlord_deals"],
-        "landlord's team won [95% CI]": [_ci(*v) for v in zip(
+        "landlord's team won [95% CI]": [interval(*v) for v in zip(
             table["landlord_team_won"], table["won_low"], table["won_high"])],
         "opponents' points as landlord (mean, descriptive)": table["opp_points_as_landlord"].map(lambda v: f"{v:.1f}"),
         "calls that found a friend (share, descriptive)": table["friends_found"].map(lambda v: f"{v:.3f}"),

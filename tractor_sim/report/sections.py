@@ -15,24 +15,7 @@ from tractor_sim.stats import ratings
 
 from tractor_sim.stats import summary as stats
 from tractor_sim.report import plots
-
-
-def _pm(mean: float, half: float) -> str:
-    """'0.123 ± 0.034': two significant digits of the uncertainty."""
-    d = max(1, 1 - math.floor(math.log10(float(f"{half:.1g}")))) if half > 0 else 3  # 0.00997 -> 0.010
-    return f"{mean:+.{d}f} ± {half:.{d}f}"
-
-
-def _ci(mean, low, high, decimals: int = 3) -> str:
-    if mean is None or not np.isfinite(mean):
-        return ""
-    if not np.isfinite(low):
-        return f"{mean:+.{decimals}f}"
-    return f"{mean:+.{decimals}f} [{low:+.{decimals}f}, {high:+.{decimals}f}]"
-
-
-def _p(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+from tractor_sim.report.numbers import interval, plus_minus, p_value
 
 
 def rate(deals: pd.DataFrame, confidence: float = 0.95) -> dict:
@@ -110,7 +93,7 @@ def headline(r: dict) -> str:
                 f"are tied at the top")
     else:
         lead = f"{best['policy']} rates highest"
-    each = ", ".join(f"{p} {_pm(m, (hi - lo) / 2)}" for p, m, lo, hi in
+    each = ", ".join(f"{p} {plus_minus(m, (hi - lo) / 2)}" for p, m, lo, hi in
                      zip(rt["policy"], rt["rating"], rt["sim_low"], rt["sim_high"]) if p != anchor)
     k = len(table)
     text = (f"In the pool of {len(rt)} policies ({pool}), on {scope(r)}: {lead}; "
@@ -173,7 +156,7 @@ def blocks(r: dict, run_dir: Path, csv: str = "ratings.csv") -> list[tuple]:
                  f"and not a test of the order. Games: deals played. Also in {csv}."),
            ("table", pd.DataFrame({
                "policy": rt["policy"], "rating (levels / deal) [simultaneous 95% CI]": [
-                   _ci(m, lo, hi, 4) for m, lo, hi in zip(rt["rating"], rt["sim_low"], rt["sim_high"])],
+                   interval(m, lo, hi, 4, signed=True) for m, lo, hi in zip(rt["rating"], rt["sim_low"], rt["sim_high"])],
                "[unadjusted 95% CI]": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(rt["low"], rt["high"])],
                "deals played": rt["games"].map(lambda v: f"{int(v):,}")}))]
     bad, n, p = ratings.misfit(fit)
@@ -186,15 +169,15 @@ def blocks(r: dict, run_dir: Path, csv: str = "ratings.csv") -> list[tuple]:
                   "are less strict than Bonferroni). Head to head: "
                   "the mean pair score where the two met; off the fit: how many of its standard errors the "
                   f"head-to-head result lies from the rating difference. Goodness of fit over {n} matchups: "
-                  f"{bad} off by more than 3 standard errors, chi-square p = {_p(p) if np.isfinite(p) else 'n/a'}."),
+                  f"{bad} off by more than 3 standard errors, chi-square p = {p_value(p)}."),
             ("table", pd.DataFrame({
                 "A": table["a"], "B": table["b"],
-                "rating A - B [simultaneous 95% CI]": [_ci(m, lo, hi, 4) for m, lo, hi in
+                "rating A - B [simultaneous 95% CI]": [interval(m, lo, hi, 4, signed=True) for m, lo, hi in
                                                        zip(table["difference"], table["sim_low"], table["sim_high"])],
                 "[unadjusted 95% CI]": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(table["low"], table["high"])],
-                "p (Holm)": table["p_holm"].map(_p),
+                "p (Holm)": table["p_holm"].map(p_value),
                 "resolved": table["resolved"].map(lambda v: "yes" if v else "no"),
-                "head to head ± 1.96 se (unadjusted)": [f"{_pm(m, 1.96 * s)}" if np.isfinite(m) else "did not meet"
+                "head to head ± 1.96 se (unadjusted)": [f"{plus_minus(m, 1.96 * s)}" if np.isfinite(m) else "did not meet"
                                            for m, s in zip(table["head_to_head"], table["head_to_head_se"])],
                 "off the fit (se)": table["fit_z"].map(lambda z: f"{z:+.1f}" if np.isfinite(z) else ""),
             }))]
@@ -216,9 +199,9 @@ def head_to_head(r: dict) -> pd.DataFrame:
         var_pair = m.se ** 2 * m.pairs
         needed = m.pairs * r["unpaired"].get(m.matchup, math.nan) / var_pair if var_pair > 0 else math.inf
         rows.append({"matchup": m.matchup, "A": m.a, "B": m.b, "pairs": f"{m.pairs:,}", "deals": f"{deals:,}",
-                     "A's net levels / deal [unadjusted 95% CI]": _ci(m.observed, m.observed - tq * m.se,
-                                                           m.observed + tq * m.se, 4),
-                     "p-value (unadjusted)": _p(p) if np.isfinite(p) else "",
+                     "A's net levels / deal [unadjusted 95% CI]": interval(m.observed, m.observed - tq * m.se,
+                                                                  m.observed + tq * m.se, 4, signed=True),
+                     "p-value (unadjusted)": p_value(p) if np.isfinite(p) else "",
                      "detectable effect (80% power, descriptive)": f"{stats.min_detectable_effect(math.sqrt(var_pair), m.pairs):.4f}",
                      "unpaired deals for same precision (descriptive)": f"{needed:,.0f}" if np.isfinite(needed) else "",
                      "gain over unpaired (descriptive)": f"{needed / deals:.1f}x" if np.isfinite(needed) else ""})

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 from tractor_sim.stats import dist
 
+from tractor_sim.report.numbers import interval
 from tractor_sim.runs import engine
 from tractor_sim.play import search
 from tractor_sim.rules.cards import card_str
@@ -215,14 +216,6 @@ def summary(frame: pd.DataFrame, by: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _ci(m, lo, hi, digits=3) -> str:
-    if isinstance(m, float) and math.isnan(m):
-        return "n/a"
-    if isinstance(lo, float) and math.isnan(lo):
-        return f"{m:.{digits}f}"
-    return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-
-
 TABLE_COLUMNS = (("sampled", "sampled worlds", True), ("true", "true deal", True),
                  ("sampled_in", "in-sample, sampled", False), ("true_in", "in-sample, true deal", False))
 
@@ -231,10 +224,10 @@ def _table(s: pd.DataFrame, by: str) -> pd.DataFrame:
     """Held-out levels and points per world kind, then the in-sample (upper-biased) levels."""
     out = pd.DataFrame({by: s[by], "decisions": s["decisions"], "searched": s["searched"]})
     for label, title, points in TABLE_COLUMNS:
-        out[f"levels ({title})"] = [_ci(*r) for r in s[[f"{label}_levels", f"{label}_levels_low",
+        out[f"levels ({title})"] = [interval(*r, missing="n/a") for r in s[[f"{label}_levels", f"{label}_levels_low",
                                                        f"{label}_levels_high"]].itertuples(index=False)]
         if points:
-            out[f"points ({title})"] = [_ci(*r, digits=1) for r in s[[f"{label}_points", f"{label}_points_low",
+            out[f"points ({title})"] = [interval(*r, decimals=1, missing="n/a") for r in s[[f"{label}_points", f"{label}_points_low",
                                                                      f"{label}_points_high"]].itertuples(index=False)]
     return out
 
@@ -267,7 +260,7 @@ def worst(frame: pd.DataFrame, k: int = DEFAULT_WORST) -> pd.DataFrame:
 
 def write_report(result: dict, out_dir, worst_k: int = DEFAULT_WORST) -> tuple[Path, Path, Path]:
     """analyze.md, analyze.html, analyze.png and decisions.csv in ``out_dir``; returns (md, html, png)."""
-    from tractor_sim.report.build import html_table, md_table
+    from tractor_sim.report.render import html_table, md_table
     from tractor_sim.report.plots import plot_regret
 
     out = Path(out_dir)

@@ -180,6 +180,7 @@ def verify(cfg: dict, tuned: dict) -> dict:
 def write(cfg: dict, trajectory: pd.DataFrame, result: dict, out: Path, command: str) -> Path:
     """trajectory.csv, figures/trajectory.png, manifest.json and report.md in the run directory."""
     from tractor_sim.report import plots
+    from tractor_sim.report.render import md_table
 
     out.mkdir(parents=True, exist_ok=True)
     trajectory.to_csv(out / "trajectory.csv", index=False)
@@ -205,12 +206,9 @@ def write(cfg: dict, trajectory: pd.DataFrame, result: dict, out: Path, command:
               f"(H0 {cfg['verify']['low']:g}, H1 {cfg['verify']['high']:g} levels per deal, alpha = beta = 0.05), "
               "on deals of their own.", "",
               "![SPSA trajectory](figures/trajectory.png)", "",
-              "## Trajectory", "", "| " + " | ".join(trajectory.columns) + " |",
-              "|" + "---|" * len(trajectory.columns)]
-    for row in trajectory.itertuples(index=False):
-        lines.append("| " + " | ".join("" if pd.isna(v) else (f"{v:.4g}" if isinstance(v, float) else str(v))
-                                       for v in row) + " |")
-    lines += ["", "## Reproduce", "", "```sh", command, "```", ""]
+              "## Trajectory", "",
+              md_table(trajectory.map(lambda v: "" if pd.isna(v) else f"{v:.4g}" if isinstance(v, float) else str(v))),
+              "", "## Reproduce", "", "```sh", command, "```", ""]
     path = out / "report.md"
     path.write_text("\n".join(lines))
     return path
