@@ -2,7 +2,7 @@
 
     tractor-sim run strategies/friends.toml
 
-In Finding Friends (5, 6 or 8 players: RULES.md 9.11) the landlord, after burying, calls
+In Finding Friends (5, 6 or 8 players: docs/decisions.md 9.11) the landlord, after burying, calls
 ``CALLS`` cards: ``out[i]`` the card of call i (not a joker, not of the trump rank) and
 ``out[CALLS + i]`` which copy of it (1..DECKS, in the order the copies are played).  Whoever
 plays a called copy joins his team.  The sizes (CALLS, DECKS, ...) come from kernels.dims: the

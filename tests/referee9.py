@@ -2,7 +2,7 @@
 
 ``LogReferee9(players, decks, rules)`` replays the event log of a chunk
 (``engine.run_chunk(spec, log_id=match.LOG_ALL)``) deal by deal and judges
-every event with ``tests/reference9.py`` (RULES.md section 9 and
+every event with ``tests/reference9.py`` (docs/rules.md section 9 and
 docs/decisions.md 9.1-9.11), then the deal's structured record (and in match
 mode the matches and the levels).  It is the section-9 counterpart of
 ``tests/reference_deal.LogReferee`` (sections 1-7, 4 players); at 4 players

@@ -2,7 +2,7 @@
 
 ``FriendsReferee(players, decks, rules)`` replays the event log of a chunk
 (``engine.run_chunk(spec, log_id=match.LOG_ALL)``) deal by deal and judges
-every event with ``tests/reference9.py`` (RULES.md section 9, "Teams", and
+every event with ``tests/reference9.py`` (docs/rules.md section 9, "Teams", and
 docs/decisions.md 9.11): the draw and the declarations, the trump and the
 landlord, the burial, the calls (``call_allowed``), every lead and follow,
 throws checked with the sides of the moment (``check_throw``), the copies of

@@ -1,6 +1,6 @@
 """Independent pure-Python reference of the Tractor rules (the test oracle).
 
-Written straight from ``shared/RULES.md`` and ``docs/decisions.md``, on plain
+Written straight from ``docs/rules.md`` and ``docs/decisions.md``, on plain
 lists of distinct-card ids (``tractor_sim.rules.cards``: ``suit * 13 + rank``,
 52 = BJ, 53 = RJ; every id may appear twice).  Nothing else of the package is
 used, so the compiled kernels can be checked against it.

@@ -1,7 +1,7 @@
-"""Independent pure-Python reference of RULES.md section 9 (more players, more decks, Finding Friends).
+"""Independent pure-Python reference of docs/rules.md section 9 (more players, more decks, Finding Friends).
 
 The ground truth the generalized kernels will be checked against.  Written
-from ``shared/RULES.md`` (sections 1-9) and ``docs/decisions.md`` (its last
+from ``docs/rules.md`` (sections 1-9) and ``docs/decisions.md`` (its last
 section, "More decks, more players, Finding Friends", decisions 9.1-9.11), on plain lists
 of distinct-card ids (``tractor_sim.rules.cards``: ``suit * 13 + rank``, 52 = BJ,
 53 = RJ; with ``D`` decks every id may appear ``D`` times).  From the package

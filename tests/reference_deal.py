@@ -1,6 +1,6 @@
 """Pure-Python reference deal and match player, and a referee for kernel event logs.
 
-Written from ``shared/RULES.md``, ``docs/decisions.md``, ``docs/records.md``
+Written from ``docs/rules.md``, ``docs/decisions.md``, ``docs/records.md``
 and the view contract of ``tractor_sim/core/kernels/view.py``.  Every rule comes
 from ``tests/reference.py`` (decompose/classify, check_throw, legal_follow,
 trick_winner, trick_points, kitty_bonus, level_change, level_after,

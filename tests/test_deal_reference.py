@@ -65,7 +65,7 @@ VARIANT_A = {"throw_penalty": 0, "kitty_multiplier": "pow2_pairs", "throw_check"
 VARIANT_B = {"rank_trumps_in_no_trump": True, "kitty_multiplier": "twice_largest_unit",
              "throw_forced_part": "lowest", "match_end": "reach_ace", "self_override": "any",
              "throw_penalty": 20}
-# The variants added with RULES.md section 8: follow_tractor, the override options, must_defend;
+# The variants added with docs/rules.md section 8: follow_tractor, the override options, must_defend;
 # and the Russian preset (the auction, match end at reaching the Ace).
 VARIANT_C = {"follow_tractor": "shape_first", "pair_override": "suit_order", "joker_pair_override": True,
              "must_defend": "ace_5_10_k", "self_override": "any"}

@@ -1,4 +1,4 @@
-"""Declaring with D decks (RULES.md section 9, docs/decisions.md 9.8) and the level table of D decks
+"""Declaring with D decks (docs/rules.md section 9, docs/decisions.md 9.8) and the level table of D decks
 (9.9), checked against the independent reference tests/reference9.py.
 
 - Every verdict of the kernels' declare_count_ok (and of the draw's "may this seat declare",

@@ -1,4 +1,4 @@
-"""Finding Friends (RULES.md section 9, "Teams"; docs/decisions.md 9.11) played by the kernels.
+"""Finding Friends (docs/rules.md section 9, "Teams"; docs/decisions.md 9.11) played by the kernels.
 
 Whole deals and matches at 4 to 8 players with 2 decks, every event of the
 kernels' log and every record judged by the section-9 reference

@@ -1,4 +1,4 @@
-"""The legality run of RULES.md section 9: a million kernel deals over the four common tables (5/2
+"""The legality run of docs/rules.md section 9: a million kernel deals over the four common tables (5/2
 Finding Friends, 6/3 tractor, 6/3 and 8/4 Finding Friends), every play of every deal judged by the
 independent reference (tests/reference9.py through tests/referee9.py and tests/referee_friends.py).
 

@@ -1,4 +1,4 @@
-"""Hand-built situations from RULES.md and docs/decisions.md that pin down
+"""Hand-built situations from docs/rules.md and docs/decisions.md that pin down
 the pure-Python reference (tests/reference.py)."""
 
 from __future__ import annotations

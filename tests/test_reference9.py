@@ -1,4 +1,4 @@
-"""The section-9 reference (tests/reference9.py): hand-built cases from RULES.md section 9 and
+"""The section-9 reference (tests/reference9.py): hand-built cases from docs/rules.md section 9 and
 docs/decisions.md ("More decks, more players, Finding Friends"), its equivalence with
 tests/reference.py at 4 players and 2 decks on random situations, and random whole deals
 (tests/reference9_deal.py) at 5/2, 6/3 and 8/4 in both team modes.
@@ -54,7 +54,7 @@ def units_of(cards, trump=H2, rules=None):
 
 
 # ---------------------------------------------------------------------------
-# Size (RULES.md 9 "Size")
+# Size (docs/rules.md section 9 "Size")
 
 # "Examples: 4 players 2 decks: kitty 8, hands 25; 5/2: 8, 20; 6/3: 6, 26; 8/4: 8, 26."
 @pytest.mark.parametrize("players, decks, kitty, hand", [(4, 2, 8, 25), (5, 2, 8, 20), (6, 3, 6, 26), (8, 4, 8, 26)])
@@ -116,7 +116,7 @@ def test_card_order_is_the_reference_one():
 
 
 # ---------------------------------------------------------------------------
-# Tuples and tractors (RULES.md 9 "Tuples and tractors"; decisions.md 9.2)
+# Tuples and tractors (docs/rules.md section 9 "Tuples and tractors"; decisions.md 9.2)
 
 # "A tuple is m identical cards, 2 <= m <= D (pair, triple, quadruple)."
 def test_triples_and_quadruples_are_tuples():
@@ -179,7 +179,7 @@ def test_classify_errors():
 
 
 # ---------------------------------------------------------------------------
-# Throws (RULES.md 5 "Throw", "Failed throw"; 9: "a part is beaten by a higher part of the same shape")
+# Throws (docs/rules.md section 5 "Throw", "Failed throw"; 9: "a part is beaten by a higher part of the same shape")
 
 
 def seats(n, **held):
@@ -244,7 +244,7 @@ def test_throw_blocked_by_the_first_seat_in_playing_order_of_n_players():
 
 
 # ---------------------------------------------------------------------------
-# Following (RULES.md 9 "Following"; decisions.md 9.3 worked examples, 3 decks unless said)
+# Following (docs/rules.md section 9 "Following"; decisions.md 9.3 worked examples, 3 decks unless said)
 
 
 def follows(hand, lead, play, trump=H2, rules=None):
@@ -382,7 +382,7 @@ def test_follow_shape_first_with_tuples():
 
 
 # ---------------------------------------------------------------------------
-# Trick winner (RULES.md 9 "Winner": "a lead is beaten only by the same shape ... all higher,
+# Trick winner (docs/rules.md section 9 "Winner": "a lead is beaten only by the same shape ... all higher,
 # in the suit or all in trumps; throws as in section 5, comparing the largest tuple or tractor")
 
 
@@ -418,7 +418,7 @@ def test_winner_of_a_throw_with_a_triple():
 
 
 # ---------------------------------------------------------------------------
-# Declaring (RULES.md 9 "Declaring")
+# Declaring (docs/rules.md section 9 "Declaring")
 
 
 def decl(count, card):
@@ -487,7 +487,7 @@ def test_declare_equals_the_two_deck_reference():
 
 
 # ---------------------------------------------------------------------------
-# Level table (RULES.md 9 "Level table with step S = 20 D")
+# Level table (docs/rules.md section 9 "Level table with step S = 20 D")
 
 
 @pytest.mark.parametrize("p, winner, levels", [
@@ -523,7 +523,7 @@ def test_tractor_mode_six_players():
 
 
 # ---------------------------------------------------------------------------
-# Finding Friends (RULES.md 9 "Teams", friends)
+# Finding Friends (docs/rules.md section 9 "Teams", friends)
 
 
 def test_calls_allowed():

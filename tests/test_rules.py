@@ -1,10 +1,10 @@
-"""Hand-built situations for every rule of RULES.md sections 1-7.
+"""Hand-built situations for every rule of docs/rules.md sections 1-7.
 
 Through the public referee (``tractor_sim.play.referee``: classify, legal_follow,
 trick, kitty_bonus, level_change) and, where the referee does not reach, the
 kernels directly (trump_table, can_declare, kitty_flip_suit, match_winner,
 next_starter, level_change).  Every expected value is worked out by hand from
-RULES.md and docs/decisions.md.
+docs/rules.md and docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from tractor_sim.rules.options import Rules, RulesError, as_rules
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaExperimentalFeatureWarning")
 
-H2 = {"rank": "2", "suit": "H"}  # rank 2, hearts trump (the RULES.md example)
+H2 = {"rank": "2", "suit": "H"}  # rank 2, hearts trump (the docs/rules.md example)
 S7 = {"rank": "7", "suit": "S"}  # rank 7, spades trump
 NT2 = {"rank": "2", "suit": None}  # a joker pair was declared
 NT7 = {"rank": "7", "suit": None}
@@ -764,7 +764,7 @@ KITTY = "KS 10D 5C 5H 3S 4S 6S 7S"  # 30 points
         ("3S 3S", 120, 120, 120),
         ("3S 3S 4S 4S 5S 5S", 360, 480, 360),
         ("AS QS QS 9S 9S", 300, 240, 120),
-        ("AS KS 9S 8S 7S", 300, 60, 60),  # RULES.md: a lead of 5 cards, x10
+        ("AS KS 9S 8S 7S", 300, 60, 60),  # docs/rules.md: a lead of 5 cards, x10
     ],
 )
 def test_kitty_bonus(lead, size, pow2, largest):

@@ -1,4 +1,4 @@
-"""The kernels at other game sizes (RULES.md section 9: 6 and 8 players, 2 decks, tractor teams),
+"""The kernels at other game sizes (docs/rules.md section 9: 6 and 8 players, 2 decks, tractor teams),
 every deal judged from the kernel's event log by the independent section-9 reference.
 
 ``tests/referee9.py`` (``LogReferee9``) replays ``run_chunk(spec, LOG_ALL)`` logs and checks every

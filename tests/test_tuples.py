@@ -1,4 +1,4 @@
-"""The kernels' rules of play with tuples (3 and 4 decks: RULES.md section 9, decisions.md 9.2-9.7),
+"""The kernels' rules of play with tuples (3 and 4 decks: docs/rules.md section 9, decisions.md 9.2-9.7),
 checked against the independent reference ``tests/reference9.py``.
 
 Every size is compiled by ``tractor_sim.play.packages.compiled_package`` (4/3, 6/3, 8/4 and 4/4).  On random

@@ -1,4 +1,4 @@
-"""The rule variants (RULES.md section 8, docs/decisions.md "Variants"): every option of
+"""The rule variants (docs/rules.md section 8, docs/decisions.md "Variants"): every option of
 ``tractor_sim.rules.options.Rules`` beyond the standard preset.
 
 For every option:

@@ -127,7 +127,7 @@ def judge(file, explain, record_file, index, trick_no, no_check):
     Input: {"trump": {"rank": "2", "suit": "H"}, "rules": {...}, "leader": 0,
             "declarers": [0, 2], "hands": [4 card lists, optional],
             "plays": [card lists in playing order]}
-    Other game sizes (RULES.md section 9): "players": 6, "decks": 3,
+    Other game sizes (docs/rules.md section 9): "players": 6, "decks": 3,
     "teams": "tractor" or "friends" (then "declarers" are the landlord's
     side so far, e.g. [2]); hands and plays follow the size.
     Examples:
@@ -198,7 +198,7 @@ def rules_cmd(option):
     click.echo("\nMore about one option, with examples: tractor-sim rules --explain OPTION")
     from tractor_sim.rules.sizes import TABLES, GameSize
 
-    click.echo("\nGame sizes (RULES.md section 9; an experiment's [game] table: players, decks, teams, or "
+    click.echo("\nGame sizes (docs/rules.md section 9; an experiment's [game] table: players, decks, teams, or "
                "table = NAME):")
     for name, table in TABLES.items():
         size = GameSize.of(table)
@@ -441,7 +441,7 @@ def report(run_dir):
 @click.option("--declaring-team", type=click.IntRange(0, 1), default=0, show_default=True)
 @click.option("--rules", "rules_json", default="{}", help='Rule options as JSON, e.g. \'{"preset": "standard"}\'.')
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
-@click.option("--players", type=int, default=4, show_default=True, help="Players (a game of RULES.md section 9).")
+@click.option("--players", type=int, default=4, show_default=True, help="Players (a game of docs/rules.md section 9).")
 @click.option("--decks", type=int, help="Decks (default players // 2, at least 2).")
 @click.option("--teams", type=click.Choice(["tractor", "friends"]), default="tractor", show_default=True,
               help="Team mode: tractor (alternate seats) or friends (Finding Friends, any number of players).")

@@ -27,7 +27,7 @@ Answers are cards in the notation of ``tractor_sim.rules.cards`` (``"AS"``,
 (``"S"``, ``"H"``, ``"D"`` or ``"C"``) and Finding Friends' calls (a list of
 ``{"card": "AS", "copy": 2}``, one per call); a pass on a declaration is
 ``None`` or ``[]``.  A declaration is the identical cards shown: one or two
-with two decks, up to one per deck with more (RULES.md 9.8).
+with two decks, up to one per deck with more (docs/decisions.md 9.8).
 
 A State started with the engine's seed and deal id is the engine's deal:
 stepping it with the policies' own answers gives the engine's records.
@@ -96,7 +96,7 @@ class Game:
 
     @property
     def friends(self) -> bool:
-        """Finding Friends: the landlord calls his friends, a level per player (RULES.md 9.11)."""
+        """Finding Friends: the landlord calls his friends, a level per player (docs/decisions.md 9.11)."""
         return self.size.teams == "friends"
 
     @property

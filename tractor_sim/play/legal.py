@@ -11,7 +11,7 @@ from tractor_sim.rules.cards import BJ
 
 def declaration_options(hand, decks: int):
     """Every declaration the hand can show, as card-id lists: n identical cards of one kind, n from
-    1 (2 for jokers) to the copies held, at most one per deck (RULES.md 9.8)."""
+    1 (2 for jokers) to the copies held, at most one per deck (docs/decisions.md 9.8)."""
     for c in range(len(hand)):
         for n in range(1 if c < BJ else 2, min(int(hand[c]), decks) + 1):
             yield [c] * n

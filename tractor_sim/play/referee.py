@@ -2,7 +2,7 @@
 
 It settles arguments about one trick with the same compiled kernels that play
 the simulated deals, so what it says is what the simulator does: at any game
-size of RULES.md section 9 (``game``: players, decks, teams) with that size's
+size of docs/rules.md section 9 (``game``: players, decks, teams) with that size's
 kernels (tractor_sim.play.packages).
 """
 
@@ -264,7 +264,7 @@ def _follow_verdict(h, p, info, tt, rules, sized):
 
 
 def _why_follow_tuples(ok, hand, play, info, tt, sized) -> str:
-    """_why_follow with 3 or 4 decks: the suit rule, then RULES.md 9.3's tuples as a whole."""
+    """_why_follow with 3 or 4 decks: the suit rule, then docs/decisions.md 9.3's tuples as a whole."""
     name = SUIT_NAMES[info["suit"]]
     if (play > hand).any():
         return "plays cards it does not hold"
@@ -275,7 +275,7 @@ def _why_follow_tuples(ok, hand, play, info, tt, sized) -> str:
         return f"holds {held} {name} but plays only {played} of them"
     if not ok:
         return (f"must answer the lead's tuples and tractors with the matching tuples of {name} it holds "
-                "(RULES.md 9.3, 9.4)")
+                "(docs/decisions.md 9.3, 9.4)")
     if held == 0:
         return f"void in {name}, free to play anything"
     if held < info["n"]:
@@ -439,7 +439,7 @@ def level_change(opponents_points, rules=None, levels=None, declaring_team=0, ga
     ["combos", "5"] or numbers 0..12) and ``declaring_team``, also the levels
     after it, where the rule ``must_defend`` may stop the winners' climb;
     ``levels`` then counts the levels really gained.  ``game``: the size,
-    whose decks set the rows' width (RULES.md 9.9); in Finding Friends see
+    whose decks set the rows' width (docs/decisions.md 9.9); in Finding Friends see
     friends_level_change.
     """
     rules, size = as_rules(rules), game_size(game)

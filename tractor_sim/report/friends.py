@@ -1,4 +1,4 @@
-"""The report of a Finding Friends run (RULES.md section 9, decisions.md 9.11): a level per player.
+"""The report of a Finding Friends run (docs/rules.md section 9, decisions.md 9.11): a level per player.
 
 How policies sit (docs/decisions.md, "Finding Friends in runs"): policy A of
 a matchup at the even seats (0, 2, 4 ..) and B at the odd seats in half 0,

@@ -43,7 +43,7 @@ const D = JSON.parse(document.getElementById('deal').textContent);
 const SYM = {S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663'};
 const RANKS = ['2','3','4','5','6','7','8','9','10','J','Q','K','A'];
 const SUIT_ORDER = 'SHDC';
-const N = D.hands.length;  // seats: every game size (RULES.md section 9)
+const N = D.hands.length;  // seats: every game size (docs/rules.md section 9)
 const friends = Array.isArray(D.calls);  // Finding Friends: the landlord's side grows as friends join
 const ordinal = k => k + (k === 1 ? 'st' : k === 2 ? 'nd' : k === 3 ? 'rd' : 'th');
 const rankOf = c => c.slice(0, -1), suitOf = c => c.slice(-1);

@@ -1,4 +1,4 @@
-"""Card ids and the string notation of RULES.md.
+"""Card ids and the string notation of docs/rules.md.
 
 A *distinct card* is an int 0..53: ``suit * 13 + rank`` for the 52 suited
 cards (suits S H D C = 0..3, ranks 2..A = 0..12), then 52 = BJ (black, small

@@ -1,6 +1,6 @@
 """Rule options and presets, encoded as an int array for the kernels.
 
-Every point that RULES.md marks as a decision is an option here, so a user can
+Every point that docs/rules.md marks as a decision is an option here, so a user can
 switch it; the kernels read the options from an int64 array (``Rules.encode``)
 and never recompile for a variant.  See docs/decisions.md for each option.
 """

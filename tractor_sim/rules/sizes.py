@@ -1,4 +1,4 @@
-"""Game sizes (RULES.md section 9): players, decks and team mode, checked.
+"""Game sizes (docs/rules.md section 9): players, decks and team mode, checked.
 
 Every size of section 9 is played: 2, 3 and 4 decks (with 3 and 4 the
 tuples of decisions.md 9.2-9.7), 4, 6 or 8 players in tractor teams, 4 to 8
@@ -24,7 +24,7 @@ class GameSizeError(ValueError):
 
 @dataclass(frozen=True)
 class GameSize:
-    """How many play, with how many decks, in which team mode (RULES.md section 9)."""
+    """How many play, with how many decks, in which team mode (docs/rules.md section 9)."""
 
     players: int = 4
     decks: int = 2
@@ -45,12 +45,12 @@ class GameSize:
         teams = given.get("teams", "tractor")
         if teams == "tractor" and players % 2:
             raise GameSizeError(f"{where}: teams = \"tractor\" needs an even number of players (two teams "
-                                f"sitting alternately, RULES.md 9.10); {players} players play \"friends\"")
+                                f"sitting alternately, docs/decisions.md 9.10); {players} players play \"friends\"")
         return cls(players, decks, teams)
 
     @property
     def kitty(self) -> int:
-        """RULES.md 9.1: 54 D mod N; 0 -> N; then below 5 -> + N."""
+        """docs/decisions.md 9.1: 54 D mod N; 0 -> N; then below 5 -> + N."""
         k = CARDS_PER_DECK * self.decks % self.players
         k = k or self.players
         return k + self.players if k < 5 else k
@@ -95,9 +95,9 @@ TABLES = {
 # A game size's fields, each declared once (tractor_sim.rules.fields).
 SIZE = Table("a game size (a table of players, decks, teams, or table)", (
     Whole("players", PLAYERS.start, PLAYERS.stop - 1, "players at the table",
-          f"RULES.md section 9 plays {PLAYERS.start} to {PLAYERS.stop - 1} players"),
+          f"docs/rules.md section 9 plays {PLAYERS.start} to {PLAYERS.stop - 1} players"),
     Whole("decks", DECKS.start, DECKS.stop - 1, "decks shuffled together (default: players // 2, at least 2)",
-          f"RULES.md section 9 plays {DECKS.start} to {DECKS.stop - 1} decks"),
+          f"docs/rules.md section 9 plays {DECKS.start} to {DECKS.stop - 1} decks"),
     Choice("teams", TEAM_MODES, "tractor: two fixed teams sitting alternately; friends: Finding Friends"),
     Choice("table", tuple(TABLES), "a common table by name, which says players, decks and teams"),
 ))

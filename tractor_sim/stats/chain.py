@@ -32,7 +32,7 @@ TOP = 13  # levels 0..12 = 2..A; 13 and beyond have passed the Ace
 
 def row_points(row: int, decks: int = 2) -> int:
     """The smallest opponents' total p on a level-table row (row 0: p <= 0) with ``decks`` decks:
-    rows are the step S = 20 * decks points wide (RULES.md section 9, decisions.md 9.9)."""
+    rows are the step S = 20 * decks points wide (docs/rules.md section 9, decisions.md 9.9)."""
     return 0 if row <= 0 else (5 if row == 1 else level_step(decks) * (row - 1))
 
 

@@ -21,7 +21,7 @@ from tractor_sim.stats import dist
 
 LEVEL_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 MIN_ROWS = 8  # row tables always show rows 0..7 (p<=0 .. 240-275 with two decks)
-STEP_PER_DECK = 20  # the level table's step S = 20 D points (RULES.md section 9)
+STEP_PER_DECK = 20  # the level table's step S = 20 D points (docs/rules.md section 9)
 
 
 def level_step(decks: int = 2) -> int:

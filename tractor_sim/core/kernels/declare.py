@@ -2,7 +2,7 @@
 
 With two decks a declaration's kind says how many cards it shows
 (can_declare, declare_ok: the 4-player 2-deck game's code); with more decks
-(RULES.md section 9, decisions.md 9.8) it shows ``count`` identical cards
+(docs/rules.md section 9, decisions.md 9.8) it shows ``count`` identical cards
 (can_declare_count, declare_count_ok), reached only from constant branches
 ``if DECKS > PAIR``.
 """

@@ -30,7 +30,7 @@ DRAWN = DECK - KITTY  # cards drawn into the hands
 HAND = DRAWN // SEATS  # cards in a hand after the draw (and after the kitty exchange)
 TRICKS = HAND  # tricks in a deal, at most (a lead of several cards makes fewer)
 
-# Team modes (RULES.md section 9, "Teams"): a compile-time constant of each copy of the package
+# Team modes (docs/rules.md section 9, "Teams"): a compile-time constant of each copy of the package
 # (core/size.py), so that a tractor game compiles without a branch of Finding Friends.
 TRACTOR = 0  # fixed teams of alternating seats, a level per team
 FRIENDS = 1  # Finding Friends: the landlord calls his friends, a level per player (decisions.md 9.11)

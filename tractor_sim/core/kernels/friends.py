@@ -1,4 +1,4 @@
-"""Finding Friends in a deal (RULES.md section 9, "Teams"; docs/decisions.md 9.11).
+"""Finding Friends in a deal (docs/rules.md section 9, "Teams"; docs/decisions.md 9.11).
 
 The landlord's calls, the copies of each called card counted as they are
 played, who joins and when, and the opponents' total as the sides stand.

@@ -19,7 +19,7 @@ for _s in range(SUITS):
     POINTS[_s * RANKS + KING] = 10
 DECK_POINTS = int(POINTS.sum()) * DECKS  # 200 with two decks
 
-# The level table (RULES.md sections 6 and 9): its rows are LEVEL_STEP points wide (40 with two
+# The level table (docs/rules.md sections 6 and 9): its rows are LEVEL_STEP points wide (40 with two
 # decks, the step S = 20 D): row 0 for a total p <= 0, row 1 + p // LEVEL_STEP beyond.  The
 # declarers keep on rows below TAKEOVER_ROW and gain TAKEOVER_ROW - row levels; from it on the
 # opponents take over and gain row - TAKEOVER_ROW.

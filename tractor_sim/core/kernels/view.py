@@ -42,7 +42,7 @@ seat decides its lead (0 before the first lead), and M_WINNING_KEY is -1
 then; M_LEAD_LONGEST is the lead's largest unit in pairs (1 for a pair, 0
 for a single); M_BID_STEP keeps its last value after the auction.
 
-With 3 and 4 decks (RULES.md section 9) a lead's units are singles, tuples
+With 3 and 4 decks (docs/rules.md section 9) a lead's units are singles, tuples
 (m identical cards, m = 2..DECKS) and tractors of tuples of one size; the
 "pairs" of M_LEAD_PAIRS and M_LEAD_LONGEST are then tuples of any size, a
 tuple lead is KIND_PAIR, and the meta row has M_LEAD_TUPLES, the lead's

@@ -1,4 +1,4 @@
-"""Call strategies: the landlord's friends in Finding Friends (RULES.md section 9, decisions.md 9.11).
+"""Call strategies: the landlord's friends in Finding Friends (docs/rules.md section 9, decisions.md 9.11).
 
 After burying, the landlord makes CALLS calls: for call i, ``out[i]`` = a
 card that is neither a joker nor of the trump rank (trump-suit cards are
