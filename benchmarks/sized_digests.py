@@ -15,8 +15,12 @@ import hashlib
 
 import numpy as np
 
-from tractor_sim.runs import engine as E
-from tractor_sim.core.kernels import match as M
+try:
+    from tractor_sim.runs import engine as E
+    from tractor_sim.core.kernels import match as M
+except ImportError:  # a checkout from before the layout by role (7b7d9e1), to compare across it
+    from tractor_sim import engine as E
+    from tractor_sim.kernels import match as M
 
 
 def digest(players, decks, teams, mode, n, seed=7):

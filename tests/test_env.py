@@ -305,3 +305,32 @@ def test_parallel_env_is_the_turn_based_conversion_of_the_aec_env():
         for a, r in aec.rewards.items():
             aec_totals[a] += r
     assert aec.deal.state.over and totals == aec_totals and sum(totals.values()) == 0
+
+
+@pytest.mark.parametrize("game", [(6, 3, "tractor"), (5, 2, "friends")])
+def test_an_episode_stepped_to_the_end_is_the_engines_record(game):
+    """At other sizes too: a deal the engine played (``replay`` is one engine chunk), loaded into the
+    AEC environment after its declarations, burial and calls and stepped a card at a time with the
+    recorded plays, ends in the engine's record, every column."""
+    from tractor_sim.play import record as REC
+    from tractor_sim.play.game import State
+    from tractor_sim.play.replay import replay
+
+    size = dict(zip(("players", "decks", "teams"), game))
+    for deal_id in range(2):
+        rec = replay(seed=6, deal_id=deal_id, policies=("expert", "basic"), game=size)
+        acts = REC.actions(rec)
+        first_play = next(i for i, a in enumerate(acts) if a["type"] == "play")
+        # the state's decisions include every chance to declare during the draw: find the first lead
+        first_lead = next(n for n in range(10_000) if State.from_record(rec, upto=n).to_act().decision == "lead")
+        env = E.aec_env(game=game)
+        env.reset(options={"record": rec, "upto": first_lead})
+        for play in acts[first_play:]:
+            assert env.agent_selection == f"seat_{play['seat']}"
+            lead = env.deal.turn().decision == "lead"
+            for c in sorted(K.parse_cards(play["cards"])):
+                env.step(c)
+            if lead:
+                env.step(E.DONE)
+        assert env.deal.state.over
+        assert env.deal.state.result() == rec["result"], f"deal {deal_id}"
