@@ -197,7 +197,6 @@ def test_every_view_shows_the_calls_the_team_and_the_levels():
     pkg = package(5)
     K = pkg.kernels
     V, ST, F = K.view, K.state, K.friends
-    from tractor_sim.play import registry as S
     from tractor_sim.rules.options import Rules
 
     rules = Rules().encode()
@@ -216,7 +215,7 @@ def test_every_view_shows_the_calls_the_team_and_the_levels():
             seat, decision = K.phases.to_act(st)
             if seat < 0:
                 break
-            fn = fns[(seat % 2) * len(S.DECISIONS) + decision]
+            fn = fns[(seat % 2) * len(V.DECISIONS) + decision]
             ans = fn(views[seat], params[seat % 2, decision], ws[2][seat], ws[1][seat], st[ST.ANSWER:ST.ANSWER + 54])
             assert K.phases.apply(st, ws, rules, err, log, decision, ans) == 0
             row = views[:, V.V_FRIENDS]

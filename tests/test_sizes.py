@@ -179,9 +179,9 @@ def test_a_plugin_plays_at_another_size_compiled_for_it(tmp_path):
     pkg = packages.compiled_package(GameSize(6, 3))
     copies = [m for name, m in sys.modules.items() if name.startswith(pkg.__name__ + ".plugin_") and "mine" in name]
     assert copies and copies[0].partner_of(4) == 0  # seat 4's partner at six seats (4 + 2) % 6
-    from tractor_sim.play import registry as S
+    from tractor_sim.play.registry.variants import _sized_dispatcher
 
-    assert S._sized_dispatcher(pkg, ("follow", "grab_points_sized")).targetoptions.get("boundscheck")
+    assert _sized_dispatcher(pkg, ("follow", "grab_points_sized")).targetoptions.get("boundscheck")
 
 
 def test_a_strategy_without_a_source_file_is_refused_at_another_size(tmp_path):

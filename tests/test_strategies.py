@@ -18,6 +18,8 @@ from numba import njit
 
 from tractor_sim.core.strategies import lead as lead_strategies
 from tractor_sim.play import registry as S
+from tractor_sim.play.registry.declared import _STRATEGIES
+from tractor_sim.play.registry.variants import _lean
 from tractor_sim.play.game import Game
 from tractor_sim.core import lib as sl
 from tractor_sim.rules.cards import parse_card, parse_cards
@@ -911,16 +913,16 @@ def test_a_strategy_that_does_not_compile_is_named_when_first_used():
         with pytest.raises(S.StrategyError, match=r"follow strategy 'broken_for_test' .*does not compile"):
             S.resolve_policy({"policy": "basic", "follow": "broken_for_test"})
     finally:
-        S._STRATEGIES["follow"].pop("broken_for_test")  # the other tests list every registered strategy
+        _STRATEGIES["follow"].pop("broken_for_test")  # the other tests list every registered strategy
 
 
 def test_lean_compiles_for_built_ins_and_on_request():
     """Built-ins compile without reference counting; a plug-in only when it asks (lean=True), and one
     that asks but allocates gets the ordinary compile; all play the same cards."""
     for decision in ("declare", "discard", "lead", "follow", "bid"):
-        for name, info in S._STRATEGIES[decision].items():
+        for name, info in _STRATEGIES[decision].items():
             if info.module.startswith("tractor_sim.core.strategies."):
-                assert info.lean and S._lean(info.dispatcher) is info.function, (decision, name)
+                assert info.lean and _lean(info.dispatcher) is info.function, (decision, name)
 
     @S.strategy("discard", "heap_for_test")
     def heap(view, params, rng, scratch, out):
@@ -937,13 +939,13 @@ def test_lean_compiles_for_built_ins_and_on_request():
     try:
         infos = [S.get_strategy("discard", n) for n in ("heap_for_test", "heap_lean_for_test", "stack_lean_for_test")]
         assert [i.function is i.dispatcher for i in infos] == [True, True, False]
-        assert S._lean(infos[2].dispatcher) is infos[2].function
+        assert _lean(infos[2].dispatcher) is infos[2].function
         view = make_view("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 3H", decision=DISCARD)
         for info in infos:
             assert as_cards(call(info.function, view)[1]) == srt("3S 4S 5S 6S 7S 8S 9S 10S"), info.name
     finally:
         for n in ("heap_for_test", "heap_lean_for_test", "stack_lean_for_test"):
-            S._STRATEGIES["discard"].pop(n)
+            _STRATEGIES["discard"].pop(n)
 
 
 @njit(cache=True, inline='always')
