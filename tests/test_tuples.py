@@ -636,47 +636,8 @@ def test_judge_reads_the_game_size_from_the_json():
 FOLLOWS = ("random", "cheapest", "smart", "ruff_points", "expert")
 
 
-def follow_view(size, tab, leader, seat, plays, hand, rules):
-    """The view of ``seat`` asked to follow: the trick's plays so far from ``leader``, the lead's
-    fields as the deal kernel writes them."""
-    pkg = package(size)
-    V, C_, sl = pkg.kernels.view, pkg.kernels.combos, pkg.lib
-    players = size[0]
-    tt = tab.tt(pkg.kernels)
-    v = np.zeros((V.V_ROWS, 54), dtype=np.int64)
-    v[V.V_EFF:V.V_EFF + tt.shape[0]] = tt
-    v[V.V_HAND] = counts(hand)
-    v[V.V_RULES, :len(rules)] = rules
-    sl.refresh_suit_counts(v)
-    for i, p in enumerate(plays):
-        v[V.V_TRICK + (leader + i) % players] = counts(p)
-        v[V.V_PLAYED + (leader + i) % players] = counts(p)
-    m = v[V.V_META]
-    m[V.M_SEAT] = seat
-    m[V.M_LEADER] = leader
-    m[V.M_NPLAYED] = len(plays)
-    m[V.M_TRUMP_RANK], m[V.M_TRUMP_SUIT] = tab.trump
-    m[V.M_DECISION] = V.FOLLOW
-    units, ucards, nu = kernel_units(pkg.kernels, tt, plays[0])
-    m[V.M_LEAD_N] = len(plays[0])
-    m[V.M_LEAD_SUIT] = C_.combo_suit(counts(plays[0]), tt)
-    m[V.M_LEAD_PAIRS] = C_.total_pairs(units, nu)
-    m[V.M_LEAD_KIND] = C_.kind_of(units, nu)
-    m[V.M_LEAD_LONGEST] = max(units[i, C_.UNIT_PAIRS] for i in range(nu))
-    req = np.zeros(C_.TUPLE_SIZES, dtype=np.int64)
-    C_.lead_requirement(units, nu, req)
-    for t in range(2, size[1] + 1):
-        m[V.M_LEAD_TUPLES + t - 2] = req[t]
-    parr = np.zeros((players, 54), dtype=np.int64)
-    for i, p in enumerate(plays):
-        parr[i] = counts(p)
-    m[V.M_WINNING] = (leader + C_.trick_winner(parr, len(plays), tt)) % players
-    m[V.M_WINNING_KEY] = sl.play_key_of(v, m[V.M_WINNING])
-    return v
-
-
 @pytest.mark.parametrize("size", sized(SIZES, {(6, 3)}))
-def test_follow_strategies_play_legally(size, n=300):
+def test_follow_strategies_play_legally(size, view_of, n=300):
     """Every built-in follow strategy, in random situations (a lead, maybe other plays, my hand),
     under every follow_tractor: a play the reference finds legal."""
     pkg = package(size)
@@ -698,7 +659,8 @@ def test_follow_strategies_play_legally(size, n=300):
         leader = rng.randrange(players)
         seat = (leader + len(plays)) % players
         rules = tab.rules_with(follow_tractor=FOLLOW_MODES[trial % len(FOLLOW_MODES)])
-        view = follow_view(size, tab, leader, seat, plays, hand, encode(rules))
+        view = view_of(hand, *tab.trump, seat=seat, trick=plays, leader=leader, package=pkg, tt=tab.tt(pkg.kernels),
+                       rules=encode(rules))
         for name, fn, params in fns:
             out = np.zeros(54, dtype=np.int64)
             got = fn(view.copy(), params, np.array([trial + 1], dtype=np.uint64), np.zeros(256), out)
