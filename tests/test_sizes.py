@@ -1,4 +1,5 @@
-"""Game sizes (tractor_sim.rules.sizes): the sizes of section 9, the generated kernels of each, and where a
+"""Game sizes (tractor_sim.rules.sizes, hence this file's name; the size constants of the compiled package
+are tests/test_dims.py's): the sizes of section 9, the generated kernels of each, and where a
 user meets them (experiments, runs, the report).  The rules played at those sizes are judged play by
 play by tests/test_sized_deals.py."""
 
