@@ -1,5 +1,8 @@
 """Hand-built situations from RULES.md and docs/decisions.md that pin down
-the pure-Python reference (tests/reference.py)."""
+the pure-Python reference (tests/reference.py).
+
+The cases a rule shares with the kernels are stated once, in tests/test_rules.py, and
+checked there against both; this file keeps what only the reference answers."""
 
 from __future__ import annotations
 
@@ -477,82 +480,11 @@ def test_trick_points():
 
 
 # ---------------------------------------------------------------------------
-# Kitty, level table, match
+# Kitty, level table, match: their cases are tests/test_rules.py's, checked against the reference
+# there too; what only the reference answers stays here.
 
 
-KITTY = "KS 10D 5C 5H 3S 4S 6S 7S"  # 30 points
-
-
-@pytest.mark.parametrize(
-    "lead, size, pow2, largest",
-    [
-        ("3S", 60, 60, 60),
-        ("3S 3S", 120, 120, 120),
-        ("3S 3S 4S 4S 5S 5S", 360, 480, 360),
-        ("AS QS QS 9S 9S", 300, 240, 120),
-        ("AS KS", 120, 60, 60),
-    ],
-)
-def test_kitty_bonus(lead, size, pow2, largest):
-    k, l = C(KITTY), C(lead)
-    assert ref.kitty_bonus(k, l, H2) == size
-    assert ref.kitty_bonus(k, l, H2, {"kitty_multiplier": "twice_lead_size"}) == size
-    assert ref.kitty_bonus(k, l, H2, {"kitty_multiplier": "pow2_pairs"}) == pow2
-    assert ref.kitty_bonus(k, l, H2, {"kitty_multiplier": "twice_largest_unit"}) == largest
-
-
-def test_kitty_bonus_no_points():
-    assert ref.kitty_bonus(C("3S 4S 6S 7S 8S 9S JS QS"), C("AS"), H2) == 0
-
-
-@pytest.mark.parametrize(
-    "p, winner, levels",
-    [
-        (-40, "declarers", 3),
-        (-10, "declarers", 3),
-        (0, "declarers", 3),
-        (5, "declarers", 2),
-        (35, "declarers", 2),
-        (40, "declarers", 1),
-        (75, "declarers", 1),
-        (80, "opponents", 0),
-        (115, "opponents", 0),
-        (120, "opponents", 1),
-        (155, "opponents", 1),
-        (160, "opponents", 2),
-        (195, "opponents", 2),
-        (200, "opponents", 3),
-        (235, "opponents", 3),
-        (240, "opponents", 4),
-        (275, "opponents", 4),
-        (280, "opponents", 5),
-        (315, "opponents", 5),
-        (320, "opponents", 6),
-        (600, "opponents", 13),
-    ],
-)
-def test_level_table(p, winner, levels):
-    assert ref.level_change(p) == {"winner": winner, "levels": levels, "declarers_keep": winner == "declarers"}
-
-
-def test_next_starter():
-    assert ref.next_starter(0, True) == 2
-    assert ref.next_starter(3, True) == 1
-    assert ref.next_starter(3, False) == 0
-    assert ref.next_starter(1, False) == 2
-    assert ref.next_starter(2, ref.level_change(80)["declarers_keep"]) == 3
-    assert ref.next_starter(2, ref.level_change(75)["declarers_keep"]) == 0
-
-
-def test_match_end():
-    assert ref.match_winner([12, 5]) is None
-    assert ref.match_winner([13, 5]) == 0
-    assert ref.match_winner([3, 14]) == 1
-    assert ref.match_winner([12, 12], {"match_end": "pass_ace"}) is None
-    assert ref.match_winner([12, 5], {"match_end": "reach_ace"}) == 0
-    assert ref.match_winner([11, 5], {"match_end": "reach_ace"}) is None
-    assert ref.match_winner([4, 12], {"match_end": "reach_ace"}) == 1
-    assert ref.match_winner([4, 13], {"match_end": "reach_ace"}) == 1
+def test_match_winner_when_both_pass_the_ace():
     # both past the Ace (unreachable in a match): the higher level, team 0 on a tie
     assert ref.match_winner([13, 14]) == 1
     assert ref.match_winner([14, 14]) == 0
@@ -599,15 +531,6 @@ def test_declare_self():
     assert ref.declare_allowed(hand, (0, 1, c("2S")), 0, 0, any_) == [decl(2, "2H"), decl(3, "BJ")]
     assert ref.declare_allowed(hand, (0, 2, c("2H")), 0, 0, any_) == [decl(3, "BJ")]
     assert ref.declare_allowed(hand, (0, 1, c("2H")), 0, 0, any_) == [decl(2, "2H"), decl(3, "BJ")]
-
-
-def test_kitty_flip():
-    rank2 = 0
-    assert ref.kitty_flip_suit(C("5S KD 2C 3H 2S 9D 8C 7C"), rank2) == 3
-    assert ref.kitty_flip_suit(C("5S KD 3H KC 9S BJ 4D 4D"), rank2) == 2
-    assert ref.kitty_flip_suit(C("BJ 4S RJ 3H 3D 4C BJ 3S"), rank2) == 0
-    assert ref.kitty_flip_suit(C("AS KH AD 3H 9H 9D 8C QC"), parse_rank("9")) == 1
-    assert ref.kitty_flip_suit(C("AS KH AD 3H 8H 8D 8C QC"), parse_rank("9")) == 0
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,11 @@ trick, kitty_bonus, level_change) and, where the referee does not reach, the
 kernels directly (trump_table, can_declare, kitty_flip_suit, match_winner,
 next_starter, level_change).  Every expected value is worked out by hand from
 RULES.md and docs/decisions.md.
+
+A rule's cases are stated once: where the pure-Python reference (tests/reference.py)
+answers the same question, the same table is checked against it too (``impl``:
+IMPLS), so the reference and the kernels cannot drift apart on a case only one of
+them was shown.  tests/test_reference.py keeps what only the reference answers.
 """
 
 from __future__ import annotations
@@ -37,6 +42,11 @@ from tractor_sim.core.kernels.order import TRUMP, TT_EFF, TT_POS, trump_table
 from tractor_sim.play.referee import RefereeError
 from tractor_sim.rules.options import Rules, RulesError, as_rules
 
+try:
+    from tests import reference as ref
+except ImportError:  # tests/ on sys.path instead of the project root
+    import reference as ref
+
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaExperimentalFeatureWarning")
 
 H2 = {"rank": "2", "suit": "H"}  # rank 2, hearts trump (the RULES.md example)
@@ -44,6 +54,14 @@ S7 = {"rank": "7", "suit": "S"}  # rank 7, spades trump
 NT2 = {"rank": "2", "suit": None}  # a joker pair was declared
 NT7 = {"rank": "7", "suit": None}
 RTNT = {"rank_trumps_in_no_trump": True}
+
+
+IMPLS = ("reference", "kernels")  # what a shared case table is checked against
+
+
+def ref_trump(trump):
+    """A trump as the referee takes it ({"rank": "2", "suit": "H"}) as the reference takes it: (rank, suit)."""
+    return parse_rank(trump["rank"]), parse_suit(trump["suit"])
 
 
 def units(cards, trump=H2, rules=None):
@@ -295,24 +313,33 @@ def test_declare_bad_requests():
     assert not D.can_declare(hand, D.JOKER_PAIR, 54, 0, -1, D.NONE, -1, RANK2, enc)
 
 
-def flip(kitty, rank="2", n=8):
-    return int(D.kitty_flip_suit(np.array(parse_cards(kitty), dtype=np.int64), n, parse_rank(rank)))
-
-
-def test_kitty_flip():
+KITTY_FLIPS = [  # (kitty, trump rank, cards turned up, the suit it sets: 0..3 = S H D C)
     # the first card of the trump rank sets the suit, even below higher cards and before another rank card
-    assert flip("5S KD AC 3H 2S 9D 2C 7C") == 0
-    assert flip("AS AD KH QC JS 10D 3C 2H") == 1
-    assert flip("AS KH AD 3H 9H 9D 8C QC", rank="9") == 1
+    ("5S KD AC 3H 2S 9D 2C 7C", "2", 8, 0),
+    ("5S KD 2C 3H 2S 9D 8C 7C", "2", 8, 3),
+    ("AS AD KH QC JS 10D 3C 2H", "2", 8, 1),
+    ("AS KH AD 3H 9H 9D 8C QC", "9", 8, 1),
     # no rank card: the highest-ranking card, the first revealed winning ties
-    assert flip("5S KD 3H KC 9S BJ 4D 4D") == 2
-    assert flip("AS KH AD 3H 8H 8D 8C QC", rank="9") == 0
-    assert flip("3S QH AD AC 4H 5D 6C 7S") == 2
+    ("5S KD 3H KC 9S BJ 4D 4D", "2", 8, 2),
+    ("AS KH AD 3H 8H 8D 8C QC", "9", 8, 0),
+    ("3S QH AD AC 4H 5D 6C 7S", "2", 8, 2),
     # jokers never set the suit
-    assert flip("RJ BJ 3H 4C 3D 4S BJ 3S") == 3
+    ("RJ BJ 3H 4C 3D 4S BJ 3S", "2", 8, 3),
+    ("BJ 4S RJ 3H 3D 4C BJ 3S", "2", 8, 0),
     # only the first n cards are turned up
-    assert flip("3S 4H 5D 6C 7S 8H 9D 2C", n=7) == 2
-    assert flip("3S 4H 5D 6C 7S 8H 9D 2C", n=8) == 3
+    ("3S 4H 5D 6C 7S 8H 9D 2C", "2", 7, 2),
+    ("3S 4H 5D 6C 7S 8H 9D 2C", "2", 8, 3),
+]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("kitty, rank, n, suit", KITTY_FLIPS)
+def test_kitty_flip(impl, kitty, rank, n, suit):
+    cards = parse_cards(kitty)
+    if impl == "reference":
+        assert ref.kitty_flip_suit(cards[:n], parse_rank(rank)) == suit
+    else:
+        assert int(D.kitty_flip_suit(np.array(cards, dtype=np.int64), n, parse_rank(rank))) == suit
 
 
 # ===========================================================================
@@ -757,21 +784,33 @@ def test_partial_tricks():
 KITTY = "KS 10D 5C 5H 3S 4S 6S 7S"  # 30 points
 
 
-@pytest.mark.parametrize(
-    "lead, size, pow2, largest",
-    [
-        ("3S", 60, 60, 60),
-        ("3S 3S", 120, 120, 120),
-        ("3S 3S 4S 4S 5S 5S", 360, 480, 360),
-        ("AS QS QS 9S 9S", 300, 240, 120),
-        ("AS KS 9S 8S 7S", 300, 60, 60),  # RULES.md: a lead of 5 cards, x10
-    ],
-)
-def test_kitty_bonus(lead, size, pow2, largest):
-    assert R.kitty_bonus(KITTY, lead) == size
-    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "twice_lead_size"}) == size
-    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "pow2_pairs"}) == pow2
-    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "twice_largest_unit"}, trump=H2) == largest
+NO_POINTS = "3S 4S 6S 7S 8S 9S JS QS"
+KITTY_BONUS = [  # (kitty, last lead, {kitty_multiplier: bonus}; None: the default), hearts trump, rank 2
+    (KITTY, "3S", {None: 60, "twice_lead_size": 60, "pow2_pairs": 60, "twice_largest_unit": 60}),
+    (KITTY, "3S 3S", {None: 120, "twice_lead_size": 120, "pow2_pairs": 120, "twice_largest_unit": 120}),
+    (KITTY, "3S 3S 4S 4S 5S 5S", {None: 360, "twice_lead_size": 360, "pow2_pairs": 480, "twice_largest_unit": 360}),
+    (KITTY, "AS QS QS 9S 9S", {None: 300, "twice_lead_size": 300, "pow2_pairs": 240, "twice_largest_unit": 120}),
+    (KITTY, "AS KS", {None: 120, "twice_lead_size": 120, "pow2_pairs": 60, "twice_largest_unit": 60}),
+    # RULES.md: a lead of 5 cards, x10
+    (KITTY, "AS KS 9S 8S 7S", {None: 300, "twice_lead_size": 300, "pow2_pairs": 60, "twice_largest_unit": 60}),
+    (NO_POINTS, "AS", {None: 0}),
+    (NO_POINTS, "AS AS KS KS", {None: 0}),
+    ("KS KS 10S 10S 5S 5S 5D 5D", "AS", {None: 2 * 60}),
+]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("kitty, lead, bonus", KITTY_BONUS)
+def test_kitty_bonus(impl, kitty, lead, bonus):
+    for mode, want in bonus.items():
+        rules = None if mode is None else {"kitty_multiplier": mode}
+        if impl == "reference":
+            got = ref.kitty_bonus(parse_cards(kitty), parse_cards(lead), ref_trump(H2), rules)
+        elif mode == "twice_largest_unit":  # the referee needs the trump for this one only
+            got = R.kitty_bonus(kitty, lead, rules, trump=H2)
+        else:
+            got = R.kitty_bonus(kitty, lead, rules)
+        assert got == want, mode
 
 
 def test_kitty_bonus_largest_unit_depends_on_the_trump():
@@ -786,13 +825,9 @@ def test_kitty_bonus_largest_unit_depends_on_the_trump():
         R.kitty_bonus(KITTY, "")
 
 
-def test_kitty_bonus_without_points():
-    assert R.kitty_bonus("3S 4S 6S 7S 8S 9S JS QS", "AS AS KS KS") == 0
-    assert R.kitty_bonus("KS KS 10S 10S 5S 5S 5D 5D", "AS") == 2 * 60
-
-
 LEVEL_EDGES = [
     (-40, "p<=0", "declarers", 3),
+    (-10, "p<=0", "declarers", 3),
     (-5, "p<=0", "declarers", 3),
     (0, "p<=0", "declarers", 3),
     (5, "5-35", "declarers", 2),
@@ -812,12 +847,17 @@ LEVEL_EDGES = [
     (280, "280-315", "opponents", 5),
     (315, "280-315", "opponents", 5),
     (320, "320-355", "opponents", 6),
+    (600, "600-635", "opponents", 13),
 ]
 
 
+@pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize("p, row, winner, levels", LEVEL_EDGES)
-def test_level_table(p, row, winner, levels):
+def test_level_table(impl, p, row, winner, levels):
     keep = winner == "declarers"
+    if impl == "reference":
+        assert ref.level_change(p) == {"winner": winner, "levels": levels, "declarers_keep": keep}
+        return
     assert R.level_change(p) == {
         "row": row,
         "winner": winner,
@@ -838,38 +878,52 @@ def test_level_change_input_errors():
 # 7. Match: next starter, match end
 
 
-def test_next_starter():
-    for starter in range(4):
-        assert S.next_starter(starter, True) == (starter + 2) % 4  # the partner
-        assert S.next_starter(starter, False) == (starter + 1) % 4  # the player to the right: next to act
-    assert S.next_starter(3, True) == 1 and S.next_starter(3, False) == 0
-    assert S.next_starter(1, S.level_change(75)[0]) == 3
-    assert S.next_starter(1, S.level_change(80)[0]) == 2
+NEXT_STARTERS = [  # (starter, the declarers keep, the next starter)
+    (0, True, 2), (1, True, 3), (2, True, 0), (3, True, 1),  # the partner
+    (0, False, 1), (1, False, 2), (2, False, 3), (3, False, 0),  # the player to the right: next to act
+]
+STARTERS_AFTER = [(1, 75, 3), (1, 80, 2), (2, 75, 0), (2, 80, 3)]  # (starter, opponents' points, next starter)
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_next_starter(impl):
+    if impl == "reference":
+        after, keeps = ref.next_starter, lambda p: ref.level_change(p)["declarers_keep"]
+    else:
+        after, keeps = S.next_starter, lambda p: S.level_change(p)[0]
+    assert [after(starter, keep) for starter, keep, _ in NEXT_STARTERS] == [n for _, _, n in NEXT_STARTERS]
+    assert [after(starter, keeps(p)) for starter, p, _ in STARTERS_AFTER] == [n for _, _, n in STARTERS_AFTER]
 
 
 def test_levels_2_to_ace():
     assert [RANKS[i] for i in range(13)] == "2 3 4 5 6 7 8 9 10 J Q K A".split()
 
 
+@pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize(
-    "mode, levels, winner",
+    "mode, levels, winner",  # winner None: the match goes on
     [
         ("pass_ace", (11 + 2, 5), 0),  # a team at K gaining 2 passes the Ace
         ("pass_ace", (12 + 1, 5), 0),  # at A gaining 1
         ("pass_ace", (11 + 3, 5), 0),
-        ("pass_ace", (12, 5), -1),  # at the Ace: not yet
-        ("pass_ace", (10 + 2, 12), -1),
+        ("pass_ace", (12, 5), None),  # at the Ace: not yet
+        ("pass_ace", (10 + 2, 12), None),
+        ("pass_ace", (12, 12), None),
         ("pass_ace", (3, 13), 1),
-        ("pass_ace", (0, 0), -1),
+        ("pass_ace", (3, 14), 1),
+        ("pass_ace", (0, 0), None),
         ("reach_ace", (12, 5), 0),  # reaching the Ace ends it
-        ("reach_ace", (11, 5), -1),
+        ("reach_ace", (11, 5), None),
         ("reach_ace", (4, 12), 1),
         ("reach_ace", (4, 13), 1),
-        ("reach_ace", (11, 11), -1),
+        ("reach_ace", (11, 11), None),
     ],
 )
-def test_match_end(mode, levels, winner):
-    assert S.match_winner(levels[0], levels[1], Rules(match_end=mode).encode()) == winner
+def test_match_end(impl, mode, levels, winner):
+    if impl == "reference":
+        assert ref.match_winner(list(levels), {"match_end": mode}) == winner
+    else:
+        assert S.match_winner(levels[0], levels[1], Rules(match_end=mode).encode()) == (-1 if winner is None else winner)
 
 
 # ===========================================================================
