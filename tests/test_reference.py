@@ -490,47 +490,7 @@ def test_match_winner_when_both_pass_the_ace():
     assert ref.match_winner([14, 14]) == 0
 
 
-# ---------------------------------------------------------------------------
-# Declaring
-
-
-def decl(kind, card):
-    return (kind, c(card))
-
-
-def test_declare_fresh():
-    hand = C("2S 2H 2H BJ BJ RJ 5C")
-    assert ref.declare_allowed(hand, None, 0, 0) == [
-        decl(1, "2S"), decl(1, "2H"), decl(2, "2H"), decl(3, "BJ")
-    ]
-    assert ref.declare_allowed(C("3S 4S BJ RJ"), None, 0, 0) == []
-    assert ref.declare_allowed(C("7D 7D 2S"), None, 1, 5) == [decl(1, "7D"), decl(2, "7D")]
-
-
-def test_declare_overrides():
-    hand = C("2S 2H 2H BJ BJ RJ RJ 5C")
-    # a single of another player: any pair or joker pair, never a single
-    assert ref.declare_allowed(hand, (1, 1, c("2D")), 0, 0) == [decl(2, "2H"), decl(3, "BJ"), decl(3, "RJ")]
-    assert ref.declare_allowed(hand, (2, 1, c("2H")), 0, 0) == [decl(2, "2H"), decl(3, "BJ"), decl(3, "RJ")]
-    assert ref.declare_allowed(C("2S 2C"), (1, 1, c("2D")), 0, 0) == []
-    # a pair: only a joker pair
-    assert ref.declare_allowed(hand, (3, 2, c("2D")), 0, 0) == [decl(3, "BJ"), decl(3, "RJ")]
-    assert ref.declare_allowed(C("2S 2S 2C"), (3, 2, c("2D")), 0, 0) == []
-    # a joker pair: never
-    assert ref.declare_allowed(hand, (1, 3, BJ), 0, 0) == []
-    assert ref.declare_allowed(C("RJ RJ"), (1, 3, BJ), 0, 0) == []
-
-
-def test_declare_self():
-    hand = C("2S 2H 2H BJ BJ")
-    assert ref.declare_allowed(hand, (0, 1, c("2H")), 0, 0) == [decl(2, "2H")]
-    assert ref.declare_allowed(hand, (0, 1, c("2S")), 0, 0) == []
-    assert ref.declare_allowed(hand, (0, 2, c("2H")), 0, 0) == []
-    assert ref.declare_allowed(C("RJ RJ BJ BJ"), (0, 3, BJ), 0, 0) == []
-    any_ = {"self_override": "any"}
-    assert ref.declare_allowed(hand, (0, 1, c("2S")), 0, 0, any_) == [decl(2, "2H"), decl(3, "BJ")]
-    assert ref.declare_allowed(hand, (0, 2, c("2H")), 0, 0, any_) == [decl(3, "BJ")]
-    assert ref.declare_allowed(hand, (0, 1, c("2H")), 0, 0, any_) == [decl(2, "2H"), decl(3, "BJ")]
+# Declaring: the cases are tests/test_rules.py's (DECLARATIONS), checked against the reference there.
 
 
 # ---------------------------------------------------------------------------

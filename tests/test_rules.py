@@ -240,68 +240,92 @@ RANK2 = 0
 NO_DECL = (-1, D.NONE, -1)
 
 
-def can(hand, kind_, card, seat=0, current=NO_DECL, rank=RANK2, self_override="strengthen_only"):
-    cur_seat, cur_kind, cur_card = current
-    if isinstance(cur_card, str):
-        cur_card = parse_card(cur_card)
-    enc = Rules(self_override=self_override).encode()
-    return bool(D.can_declare(to_counts(parse_cards(hand)), kind_, parse_card(card), seat,
-                              cur_seat, cur_kind, cur_card, rank, enc))
-
-
-def test_declare_fresh():
-    assert can("2S 5H", D.SINGLE, "2S")
-    assert not can("2S 5H", D.SINGLE, "5H")  # not the trump rank
-    assert not can("2S 5H", D.SINGLE, "2H")  # not held
-    assert not can("2S 5H", D.PAIR, "2S")  # one copy only
-    assert can("2S 2S", D.PAIR, "2S")
-    assert can("BJ BJ", D.JOKER_PAIR, "BJ")
-    assert can("RJ RJ", D.JOKER_PAIR, "RJ")
-    assert not can("BJ RJ", D.JOKER_PAIR, "BJ")  # two jokers, not identical
-    assert not can("BJ RJ", D.JOKER_PAIR, "RJ")
-    assert not can("BJ BJ", D.SINGLE, "BJ")  # a joker is no card of the trump rank
-    assert not can("2S 2S", D.JOKER_PAIR, "2S")
-    seven = parse_rank("7")
-    assert can("7D 2D", D.SINGLE, "7D", rank=seven)
-    assert not can("7D 2D", D.SINGLE, "2D", rank=seven)
-    assert can("7D 7D", D.PAIR, "7D", rank=seven)
-
-
-def test_declare_overrides_by_others():
-    single = (1, D.SINGLE, "2D")
-    assert not can("2S 2C", D.SINGLE, "2S", current=single)  # a single never overrides a single
-    assert can("2S 2S", D.PAIR, "2S", current=single)  # any pair overrides a single
-    assert can("2C 2C", D.PAIR, "2C", current=single)
-    assert can("BJ BJ", D.JOKER_PAIR, "BJ", current=single)  # so does a joker pair
-    assert can("RJ RJ", D.JOKER_PAIR, "RJ", current=single)
-    pair = (3, D.PAIR, "2D")
-    assert not can("2S 2S", D.PAIR, "2S", current=pair)  # a pair never overrides a pair
-    assert not can("2S", D.SINGLE, "2S", current=pair)
-    assert can("BJ BJ", D.JOKER_PAIR, "BJ", current=pair)  # only a joker pair does
-    assert can("RJ RJ", D.JOKER_PAIR, "RJ", current=pair)
-    jokers = (2, D.JOKER_PAIR, "BJ")
-    assert not can("RJ RJ", D.JOKER_PAIR, "RJ", current=jokers)  # a joker pair never
-    assert not can("2S 2S", D.PAIR, "2S", current=jokers)
-    assert not can("2S", D.SINGLE, "2S", current=jokers)
-    assert not can("BJ BJ", D.JOKER_PAIR, "BJ", current=(2, D.JOKER_PAIR, "RJ"))
-
-
-def test_declare_self_override_only_to_strengthen():
-    mine = (0, D.SINGLE, "2H")
-    assert can("2H 2H 2S 2S BJ BJ", D.PAIR, "2H", current=mine)  # strengthen into the pair
-    assert not can("2H 2H 2S 2S BJ BJ", D.PAIR, "2S", current=mine)  # another suit: no
-    assert not can("2H 2H 2S 2S BJ BJ", D.JOKER_PAIR, "BJ", current=mine)
-    assert not can("2H 2H 2S 2S BJ BJ", D.SINGLE, "2S", current=mine)
-    assert not can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(0, D.PAIR, "2H"))
+SINGLE, PAIR, JOKERS = 1, 2, 3  # the kinds of a declaration, as the reference and the kernels number them
+SO_ANY = "any"  # self_override = any: one's own declaration is overridden like anybody's
+DECLARATIONS = [  # (my hand, the standing declaration (seat, kind, card) or None, my seat, trump rank,
+    #               self_override, every declaration (kind, card) allowed, lowest kind then card id first)
+    # fresh: a card of the trump rank, a pair of one, or a pair of identical jokers
+    ("2S 5H", None, 0, "2", "strengthen_only", [(SINGLE, "2S")]),
+    ("2S 2S", None, 0, "2", "strengthen_only", [(SINGLE, "2S"), (PAIR, "2S")]),
+    ("BJ BJ", None, 0, "2", "strengthen_only", [(JOKERS, "BJ")]),  # a joker is no card of the trump rank
+    ("RJ RJ", None, 0, "2", "strengthen_only", [(JOKERS, "RJ")]),
+    ("BJ RJ", None, 0, "2", "strengthen_only", []),  # two jokers, not identical
+    ("3S 4S BJ RJ", None, 0, "2", "strengthen_only", []),
+    ("2S 2H 2H BJ BJ RJ 5C", None, 0, "2", "strengthen_only",
+     [(SINGLE, "2S"), (SINGLE, "2H"), (PAIR, "2H"), (JOKERS, "BJ")]),
+    ("7D 2D", None, 0, "7", "strengthen_only", [(SINGLE, "7D")]),
+    ("7D 7D", None, 0, "7", "strengthen_only", [(SINGLE, "7D"), (PAIR, "7D")]),
+    ("7D 7D 2S", None, 1, "7", "strengthen_only", [(SINGLE, "7D"), (PAIR, "7D")]),
+    # another's single: any pair or joker pair overrides it, never a single
+    ("2S 2C", (1, SINGLE, "2D"), 0, "2", "strengthen_only", []),
+    ("2S 2S", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(PAIR, "2S")]),
+    ("2C 2C", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(PAIR, "2C")]),
+    ("BJ BJ", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ")]),
+    ("RJ RJ", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(JOKERS, "RJ")]),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (1, SINGLE, "2D"), 0, "2", "strengthen_only",
+     [(PAIR, "2H"), (JOKERS, "BJ"), (JOKERS, "RJ")]),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (2, SINGLE, "2H"), 0, "2", "strengthen_only",
+     [(PAIR, "2H"), (JOKERS, "BJ"), (JOKERS, "RJ")]),
+    # another's pair: only a joker pair
+    ("2S 2S", (3, PAIR, "2D"), 0, "2", "strengthen_only", []),
+    ("2S", (3, PAIR, "2D"), 0, "2", "strengthen_only", []),
+    ("2S 2S 2C", (3, PAIR, "2D"), 0, "2", "strengthen_only", []),
+    ("BJ BJ", (3, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ")]),
+    ("RJ RJ", (3, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "RJ")]),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (3, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ"), (JOKERS, "RJ")]),
+    # another's joker pair: never
+    ("RJ RJ", (2, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("RJ RJ", (1, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("2S 2S", (2, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("2S", (2, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("BJ BJ", (2, JOKERS, "RJ"), 0, "2", "strengthen_only", []),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (1, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    # my own declaration: only strengthened, a single into the pair of the same card
+    ("2H 2H 2S 2S BJ BJ", (0, SINGLE, "2H"), 0, "2", "strengthen_only", [(PAIR, "2H")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2H"), 0, "2", "strengthen_only", [(PAIR, "2H")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2S"), 0, "2", "strengthen_only", []),
+    ("2S 2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", "strengthen_only", []),
+    ("2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", "strengthen_only", []),
+    ("RJ RJ BJ BJ", (0, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
     # the same hands when another seat made the declaration
-    assert can("2H 2S 2S", D.PAIR, "2S", current=(2, D.SINGLE, "2H"))
-    assert can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(2, D.PAIR, "2D"))
+    ("2H 2S 2S", (2, SINGLE, "2H"), 0, "2", "strengthen_only", [(PAIR, "2S")]),
+    ("2H 2H BJ BJ", (2, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ")]),
     # self_override = any: one's own declaration is overridden like anybody's
-    assert can("2H 2H 2S 2S BJ BJ", D.PAIR, "2S", current=mine, self_override="any")
-    assert can("2H 2H 2S 2S BJ BJ", D.JOKER_PAIR, "BJ", current=mine, self_override="any")
-    assert not can("2H 2H 2S 2S BJ BJ", D.SINGLE, "2S", current=mine, self_override="any")
-    assert can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(0, D.PAIR, "2H"), self_override="any")
-    assert not can("RJ RJ BJ BJ", D.JOKER_PAIR, "RJ", current=(0, D.JOKER_PAIR, "BJ"), self_override="any")
+    ("2H 2H 2S 2S BJ BJ", (0, SINGLE, "2H"), 0, "2", SO_ANY, [(PAIR, "2S"), (PAIR, "2H"), (JOKERS, "BJ")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2S"), 0, "2", SO_ANY, [(PAIR, "2H"), (JOKERS, "BJ")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2H"), 0, "2", SO_ANY, [(PAIR, "2H"), (JOKERS, "BJ")]),
+    ("2S 2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", SO_ANY, [(JOKERS, "BJ")]),
+    ("2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", SO_ANY, [(JOKERS, "BJ")]),
+    ("RJ RJ BJ BJ", (0, JOKERS, "BJ"), 0, "2", SO_ANY, []),
+]
+
+
+def _kernel_declarations(counts, current, seat, rank, enc):
+    """Every (kind, card) can_declare allows, in the reference's order."""
+    cur = NO_DECL if current is None else current
+    return [(kind, card) for kind in (SINGLE, PAIR, JOKERS) for card in range(54)
+            if D.can_declare(counts, kind, card, seat, *cur, rank, enc)]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("hand, current, seat, rank, self_override, allowed", DECLARATIONS)
+def test_declarations_allowed(impl, hand, current, seat, rank, self_override, allowed):
+    cards, rank = parse_cards(hand), parse_rank(rank)
+    current = None if current is None else (current[0], current[1], parse_card(current[2]))
+    want = [(kind, parse_card(card)) for kind, card in allowed]
+    if impl == "reference":
+        assert ref.declare_allowed(cards, current, seat, rank, {"self_override": self_override}) == want
+    else:
+        assert (D.SINGLE, D.PAIR, D.JOKER_PAIR) == (SINGLE, PAIR, JOKERS)
+        enc = Rules(self_override=self_override).encode()
+        assert _kernel_declarations(to_counts(cards), current, seat, rank, enc) == want
+
+
+def can(hand, kind_, card, seat=0, current=NO_DECL, rank=RANK2):
+    """can_declare of one (kind, card), for requests no hand could make."""
+    cur_seat, cur_kind, cur_card = current
+    return bool(D.can_declare(to_counts(parse_cards(hand)), kind_, parse_card(card), seat,
+                              cur_seat, cur_kind, cur_card, rank, Rules().encode()))
 
 
 def test_declare_bad_requests():
