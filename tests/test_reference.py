@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tractor_sim.rules.cards import BJ, parse_card, parse_cards, parse_rank, parse_suit
+from tractor_sim.rules.cards import BJ, parse_cards, parse_rank, parse_suit
 
 try:
     from tests import reference as ref
@@ -24,19 +24,12 @@ def C(s):
     return parse_cards(s)
 
 
-def c(s):
-    return parse_card(s)
-
-
 def T(rank, suit):
     return (parse_rank(rank), parse_suit(suit))
 
 
 H2 = T("2", "H")  # rank 2, hearts trump
 C7 = T("7", "C")  # rank 7, clubs trump
-NT2 = T("2", None)  # rank 2, no trump suit
-NT7 = T("7", None)
-VAR = {"rank_trumps_in_no_trump": True}
 
 
 def positions(cards, trump, rules=None):
@@ -47,53 +40,14 @@ def positions(cards, trump, rules=None):
 # Card order and effective suits
 
 
-def test_order_rank2_hearts_example():
+# The order cases are tests/test_rules.py's (ORDERS), checked against the reference there; the numbers
+# are the reference's own (its docstring).
+
+
+def test_the_reference_numbers_its_positions():
     order = "RJ BJ 2H 2S 2D 2C AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H"
-    pos = positions(order, H2)
-    steps = [a - b for a, b in zip(pos, pos[1:])]
-    # strictly one step down each time except the three equal off-suit 2s
-    assert steps == [1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
-    assert all(ref.effective_suit(x, H2) == 4 for x in C(order))
-    assert pos == [15, 14, 13, 12, 12, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
-
-
-def test_order_rank2_hearts_plain_suits():
-    pos = positions("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S", H2)
-    assert pos == list(range(11, -1, -1))
-    assert [ref.effective_suit(x, H2) for x in C("AS KD 3C 2S 2C 2D")] == [0, 2, 3, 4, 4, 4]
-
-
-def test_order_rank7_clubs():
-    trumps = "RJ BJ 7C 7S 7H 7D AC KC QC JC 10C 9C 8C 6C 5C 4C 3C 2C"
-    pos = positions(trumps, C7)
-    steps = [a - b for a, b in zip(pos, pos[1:])]
-    assert steps == [1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
-    assert all(ref.effective_suit(x, C7) == 4 for x in C(trumps))
-    # plain diamonds: 8D and 6D one step apart, 7D is a trump
-    pos_d = positions("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", C7)
-    assert [a - b for a, b in zip(pos_d, pos_d[1:])] == [1] * 11
-    assert ref.effective_suit(c("6D"), C7) == 2
-    assert ref.effective_suit(c("7D"), C7) == 4
-    assert ref.position(c("7D"), C7) > ref.position(c("AC"), C7)
-
-
-def test_no_trump_order_default():
-    # only jokers are trumps; rank cards stay in their suits at their place
-    assert [ref.effective_suit(x, NT2) for x in C("BJ RJ 2H 2S AS 3C")] == [4, 4, 1, 0, 0, 3]
-    assert ref.position(c("RJ"), NT2) == ref.position(c("BJ"), NT2) + 1
-    pos = positions("AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", NT2)
-    assert [a - b for a, b in zip(pos, pos[1:])] == [1] * 12
-    pos7 = positions("8C 7C 6C", NT7)
-    assert pos7[0] - pos7[1] == 1 and pos7[1] - pos7[2] == 1
-
-
-def test_no_trump_order_variant():
-    assert [ref.effective_suit(x, NT2, VAR) for x in C("BJ RJ 2H 2S AS 3C")] == [4, 4, 4, 4, 0, 3]
-    p = positions("RJ BJ 2H 2S 2D 2C", NT2, VAR)
-    assert [a - b for a, b in zip(p, p[1:])] == [1, 1, 0, 0, 0]
-    p7 = positions("8C 6C", NT7, VAR)
-    assert p7[0] - p7[1] == 1
-    assert ref.effective_suit(c("7C"), NT7, VAR) == 4
+    assert positions(order, H2) == [15, 14, 13, 12, 12, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+    assert positions("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S", H2) == list(range(11, -1, -1))
 
 
 # ---------------------------------------------------------------------------

@@ -53,6 +53,7 @@ H2 = {"rank": "2", "suit": "H"}  # rank 2, hearts trump (the RULES.md example)
 S7 = {"rank": "7", "suit": "S"}  # rank 7, spades trump
 NT2 = {"rank": "2", "suit": None}  # a joker pair was declared
 NT7 = {"rank": "7", "suit": None}
+C7 = {"rank": "7", "suit": "C"}  # rank 7, clubs trump
 RTNT = {"rank_trumps_in_no_trump": True}
 
 
@@ -362,61 +363,84 @@ def test_kitty_flip(impl, kitty, rank, n, suit):
 # 4. Card order
 
 
-def test_order_example_rank2_hearts():
-    order = "RJ BJ 2H 2S 2D 2C AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H"
-    eff, pos = positions(order, H2)
-    assert eff == [TRUMP] * 18
+ORDERS = [  # (cards from high to low, trump, rules, their effective suits: one for all or one each, the
+    #          steps between neighbours' positions); None: not stated
     # strictly descending, one step at a time, except that 2S = 2D = 2C
-    assert steps(pos) == [1, 1, 1, 0, 0] + [1] * 12
-    # through the referee: each card beats the next lower one, equal cards go to the earlier
-    cards = order.split()
-    for hi, lo in zip(cards, cards[1:]):
-        equal = hi[0] == lo[0] == "2" and "H" not in (hi[1], lo[1])
-        assert win([lo, hi], H2) == (0 if equal else 1), (lo, hi)
-        assert win([hi, lo], H2) == 0, (hi, lo)
-
-
-def test_order_plain_suits_skip_the_rank():
-    eff, pos = positions("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S", H2)
-    assert eff == [0] * 12 and steps(pos) == [1] * 11
-    eff, pos = positions("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", S7)
-    assert eff == [2] * 12 and steps(pos) == [1] * 11
-    assert positions("7D 7H 7C", S7)[0] == [TRUMP] * 3
-    # a trump, even the lowest, beats the best card of a plain suit
-    assert win(["AS", "3H"], H2) == 1
-    assert win(["AD", "2S"], S7) == 1  # 2S is a spade, the trump suit: a trump
-    assert win(["AD", "7C"], S7) == 1
-
-
-def test_order_no_trump_suit():
-    eff, pos = positions("RJ BJ AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", NT2)
-    assert eff == [TRUMP, TRUMP] + [1] * 13
-    assert steps(pos[:2]) == [1] and steps(pos[2:]) == [1] * 12
-    assert win(["3H", "2H"], NT2) == 0  # the 2 is the lowest heart, not a trump
-    assert win(["AH", "2S", "BJ", "RJ"], NT2) == 3
-    assert win(["AH", "RJ", "BJ"], NT2) == 1
+    ("RJ BJ 2H 2S 2D 2C AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H", H2, None, "trump", [1, 1, 1, 0, 0] + [1] * 12),
+    ("RJ BJ 7C 7S 7H 7D AC KC QC JC 10C 9C 8C 6C 5C 4C 3C 2C", C7, None, "trump", [1, 1, 1, 0, 0] + [1] * 12),
+    # the plain suits skip the trump rank
+    ("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S", H2, None, "S", [1] * 11),
+    ("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", S7, None, "D", [1] * 11),
+    ("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", C7, None, "D", [1] * 11),
+    ("7D 7H 7C", S7, None, "trump", None),
+    ("AS KD 3C 2S 2C 2D", H2, None, ["S", "D", "C", "trump", "trump", "trump"], None),
+    # no trump suit: the jokers are the trumps, the rank cards stay in their suits at their place
+    ("RJ BJ AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", NT2, None, ["trump"] * 2 + ["H"] * 13, [1, None] + [1] * 12),
+    ("BJ RJ 2H 2S AS 3C", NT2, None, ["trump", "trump", "H", "S", "S", "C"], None),
+    ("8C 7C 6C", NT7, None, None, [1, 1]),
     # option: the rank cards stay trumps, equal, just below BJ
-    eff, pos = positions("RJ BJ 2H 2S 2D 2C", NT2, RTNT)
-    assert eff == [TRUMP] * 6 and steps(pos) == [1, 1, 0, 0, 0]
-    eff, pos = positions("AH KH 3H", NT2, RTNT)
-    assert eff == [1, 1, 1] and steps(pos) == [1, 10]
-    assert win(["3H", "2H"], NT2, rules=RTNT) == 1
-    assert win(["3H", "2H", "2D", "BJ"], NT2, rules=RTNT) == 3
-    assert win(["3H", "2H", "2D"], NT2, rules=RTNT) == 1
+    ("RJ BJ 2H 2S 2D 2C", NT2, RTNT, "trump", [1, 1, 0, 0, 0]),
+    ("BJ RJ 2H 2S AS 3C", NT2, RTNT, ["trump", "trump", "trump", "trump", "S", "C"], None),
+    ("AH KH 3H", NT2, RTNT, "H", [1, 10]),
+    ("8C 6C", NT7, RTNT, None, [1]),
+    ("7C", NT7, RTNT, "trump", None),
+]
 
 
-def test_effective_suit_of_offsuit_rank_card():
-    assert follow("2S 5S", "AS", "5S")
-    assert not follow("2S 5S", "AS", "2S")  # 2S is no spade: the 5S must be played
-    assert follow("2S 5D", "AH", "2S")  # and it follows a trump lead
-    assert not follow("2S 5D", "AH", "5D")
+def ordered(impl, cards, trump, rules):
+    """(effective suits: S H D C or trump, positions) of ``cards`` by the reference or the kernels' trump table."""
+    if impl == "reference":
+        eff = [ref.effective_suit(c, ref_trump(trump), rules) for c in parse_cards(cards)]
+        pos = [ref.position(c, ref_trump(trump), rules) for c in parse_cards(cards)]
+        trump_suit = 4
+    else:
+        eff, pos = positions(cards, trump, rules)
+        trump_suit = TRUMP
+    return ["trump" if e == trump_suit else "SHDC"[e] for e in eff], pos
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("cards, trump, rules, suits, steps_", ORDERS)
+def test_card_order(impl, cards, trump, rules, suits, steps_):
+    eff, pos = ordered(impl, cards, trump, rules)
+    if suits is not None:
+        assert eff == (suits if isinstance(suits, list) else [suits] * len(eff))
+    if steps_ is not None:
+        assert [s if w is not None else None for s, w in zip(steps(pos), steps_)] == steps_
+
+
+# the order through tricks (checked with WINNERS): each card of the trump order beats the next lower one,
+# equal cards go to the earlier
+_TRUMP_ORDER = ORDERS[0][0].split()
+ORDER_WINNERS = [([lo, hi], 0, H2, None, 0 if hi[0] == lo[0] == "2" and "H" not in (hi[1], lo[1]) else 1)
+                 for hi, lo in zip(_TRUMP_ORDER, _TRUMP_ORDER[1:])]
+ORDER_WINNERS += [([hi, lo], 0, H2, None, 0) for hi, lo in zip(_TRUMP_ORDER, _TRUMP_ORDER[1:])]
+ORDER_WINNERS += [
+    # a trump, even the lowest, beats the best card of a plain suit
+    (["AS", "3H"], 0, H2, None, 1),
+    (["AD", "2S"], 0, S7, None, 1),  # 2S is a spade, the trump suit: a trump
+    (["AD", "7C"], 0, S7, None, 1),
+    # no trump suit
+    (["3H", "2H"], 0, NT2, None, 0),  # the 2 is the lowest heart, not a trump
+    (["AH", "2S", "BJ", "RJ"], 0, NT2, None, 3),
+    (["AH", "RJ", "BJ"], 0, NT2, None, 1),
+    (["3H", "2H"], 0, NT2, RTNT, 1),
+    (["3H", "2H", "2D", "BJ"], 0, NT2, RTNT, 3),
+    (["3H", "2H", "2D"], 0, NT2, RTNT, 1),
+]
+# an off-suit card of the trump rank follows as a trump (checked with FOLLOWS)
+ORDER_FOLLOWS = [
+    ("2S 5S", "AS", "5S", H2, None, True),
+    ("2S 5S", "AS", "2S", H2, None, False),  # 2S is no spade: the 5S must be played
+    ("2S 5D", "AH", "2S", H2, None, True),  # and it follows a trump lead
+    ("2S 5D", "AH", "5D", H2, None, False),
+]
 
 
 # ===========================================================================
 # 5. Leads
 
 
-C7 = {"rank": "7", "suit": "C"}
 CLASSIFIED = [  # (cards, trump, rules, kind, effective suit, units high to low); None: not stated
     # singles, pairs, a tractor, throws
     ("AS", H2, None, "single", "S", ["AS"]),
@@ -715,7 +739,7 @@ FOLLOWS = [  # (hand, lead, play, trump, rules, legal)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("hand, lead, play, trump, rules, legal", FOLLOWS)
+@pytest.mark.parametrize("hand, lead, play, trump, rules, legal", FOLLOWS + ORDER_FOLLOWS)
 def test_follow(impl, hand, lead, play, trump, rules, legal):
     if impl == "reference":
         got = ref.legal_follow(parse_cards(hand), parse_cards(lead), parse_cards(play), ref_trump(trump), rules)
@@ -803,7 +827,7 @@ WINNERS = [  # (plays in playing order, leader's seat, trump, rules, the winner'
 
 
 @pytest.mark.parametrize("impl", IMPLS)
-@pytest.mark.parametrize("plays, leader, trump, rules, winner", WINNERS)
+@pytest.mark.parametrize("plays, leader, trump, rules, winner", WINNERS + ORDER_WINNERS)
 def test_trick_winner(impl, plays, leader, trump, rules, winner):
     if impl == "reference":
         assert ref.trick_winner([parse_cards(p) for p in plays], leader, ref_trump(trump), rules) == winner
