@@ -312,16 +312,25 @@ def test_decomposition_examples():
 # following (9.3, 9.4)
 
 # (decks, hand, lead, play, follow_tractor, legal): decisions 9.3 and 9.4's worked examples, rank 2
-# and hearts trump, spades led
+# and hearts trump, spades led; checked against the reference (tests/reference9.py) and the kernels,
+# the only statement of these cases
 WORKED = [
     # triple led
     (3, "7S*3 4S 9S", "KS*3", "7S*3", "none", True),
     (3, "7S*3 4S 9S", "KS*3", "7S 7S 4S", "none", False),
+    (3, "7S*3 4S 9S", "KS*3", "7S 4S 9S", "none", False),
     (3, "7S*2 4S 9S", "KS*3", "7S 7S 4S", "none", True),
     (3, "7S*2 4S 9S", "KS*3", "7S 7S 9S", "none", True),
     (3, "7S*2 4S 9S", "KS*3", "7S 4S 9S", "none", False),
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 7S 4S", "none", True),  # a triple not held asks for a pair
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 7S 9S", "none", True),
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 4S 9S", "none", False),
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 7S 3D", "none", False),  # the suit first
     (3, "4S 7S 9S 10S", "KS*3", "4S 9S 10S", "none", True),
     (3, "4S 7S 9S 10S", "KS*3", "7S 9S 10S", "none", True),
+    (3, "4S 7S 9S 10S 3D", "KS*3", "4S 7S 9S", "none", True),
+    (3, "4S 7S 9S 10S 3D", "KS*3", "10S 7S 9S", "none", True),
+    (3, "4S 7S 9S 10S 3D", "KS*3", "4S 7S 3D", "none", False),
     (4, "7S*4 4S", "KS*3", "7S*3", "none", True),
     (4, "7S*4 4S", "KS*3", "7S 7S 4S", "none", False),
     # pair led, a triple held
@@ -342,6 +351,7 @@ WORKED = [
     (3, "7S*3 9S*2 5S*2 4S", "KS*3 QS*3", "7S 9S 9S 5S 5S 4S", "none", False),
     (3, "9S*2 5S*2 4S*2 3S", "KS*3 QS*3", "9S 9S 4S 4S 5S 3S", "none", True),
     (3, "9S*2 5S*2 4S*2 3S", "KS*3 QS*3", "9S 9S 5S 4S 3S 5S", "none", True),
+    (3, "9S*2 5S*2 4S*2 3S 6S", "KS*3 QS*3", "9S 9S 4S 4S 5S 3S", "none", True),
     (3, "9S*2 5S*2 4S*2 3S 6S", "KS*3 QS*3", "9S 9S 5S 4S 3S 6S", "none", False),
     # tractor of pairs led, a quadruple held: one group, one pair
     (4, "7S*4 3S 4S 5S", "KS*2 QS*2", "7S 7S 3S 4S", "none", True),
@@ -357,6 +367,9 @@ WORKED = [
     (3, "7S 7S 3D 4D 5D", "KS*3", "7S 3D 4D", "none", False),
     (3, "2S*3 BJ 5S", "AH*3", "2S*3", "none", True),
     (3, "2S*3 BJ 5S", "AH*3", "2S 2S BJ", "none", False),
+    # no follow at all: cards not held, the wrong number
+    (3, "7S*2 4S", "KS*3", "7S*3", "none", False),
+    (3, "7S*3 4S", "KS*3", "7S 7S", "none", False),
     # 9.4 follow_tractor = tractor
     (3, "7S*3 6S*3 9S*3 4S", "KS*3 QS*3", "7S*3 6S*3", "tractor", True),
     (3, "7S*3 6S*3 9S*3 4S", "KS*3 QS*3", "7S*3 9S*3", "tractor", False),
