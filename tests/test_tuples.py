@@ -293,19 +293,51 @@ def test_decomposition_kind_and_kitty_multiplier(size, n=1500):
     assert shapes[(decks, 1)] and shapes[(3, 2)] and shapes[(decks, 2)], shapes
 
 
-def test_decomposition_examples():
-    """Decisions 9.2's examples: a tractor may take part of a group."""
-    K = kernels((8, 4))
-    tab = Table(0, 1, False)  # rank 2, hearts trump
-    units, ucards, nu = kernel_units(K, tab.tt(K), C("AS*4 KS*2"))
-    assert unit_rows(K, units, ucards, nu) == [(2, 2, 11, C("AS KS")), (2, 1, 11, C("AS"))]
-    K = kernels((6, 3))
-    units, ucards, nu = kernel_units(K, tab.tt(K), C("AS*3 KS*2"))
-    assert unit_rows(K, units, ucards, nu) == [(2, 2, 11, C("AS KS")), (1, 1, 11, C("AS"))]
-    # trumps: off-suit rank cards share a position (equal, not consecutive); the tractor takes the
-    # card with the fewest copies left, then the lowest id
-    units, ucards, nu = kernel_units(K, tab.tt(K), C("2S*3 2C*2 AH*2"))
-    assert unit_rows(K, units, ucards, nu) == [(2, 2, 12, C("2C AH")), (3, 1, 12, C("2S"))]
+H2, S7, C7 = (0, 1), (5, 0), (5, 3)  # trumps (rank, suit): 2 of hearts, 7 of spades, 7 of clubs
+DECOMPOSED = [  # (cards, trump, units in order: (tuple size m, length L, cards)): RULES.md 9 "Tuples and
+    #           tractors", decisions 9.2; checked against the reference and the kernels (3 decks: 6/3, 4: 8/4)
+    # "A tuple is m identical cards, 2 <= m <= D"; two different off-suit rank cards are equal, never a tuple
+    ("AS*3", H2, [(3, 1, "AS AS AS")]),
+    ("2C*4", H2, [(4, 1, "2C 2C 2C 2C")]),
+    ("2S 2S 2D", H2, [(2, 1, "2S 2S"), (1, 1, "2D")]),
+    # "A tractor is two or more tuples of the same size m with consecutive ranks"
+    ("KS*3 QS*3", H2, [(3, 2, "KS KS KS QS QS QS")]),
+    ("8C*3 6C*3", S7, [(3, 2, "8C 8C 8C 6C 6C 6C")]),  # the trump rank is skipped in its printed suit
+    ("8C*3 6C*3", C7, [(3, 2, "8C 8C 8C 6C 6C 6C")]),  # in trumps too
+    # in trumps: A of the suit, an off-suit rank card, the rank card of the suit, BJ, RJ
+    ("AH*3 2S*3 2H*3 BJ*3 RJ*3", H2, [(3, 5, "RJ RJ RJ BJ BJ BJ 2H 2H 2H 2S 2S 2S AH AH AH")]),
+    ("KS*3 QS*2", H2, [(2, 2, "KS KS QS QS"), (1, 1, "KS")]),  # tuples of two sizes: the pair part
+    ("5D*4 6D*4 7D*4", H2, [(4, 3, "7D 7D 7D 7D 6D 6D 6D 6D 5D 5D 5D 5D")]),
+    # "tractors (largest tuple size, then longest, then highest), then tuples (largest first), then singles"
+    ("3S*2 4S*2 5S*2 9S*3 10S*3 AS*3 QS", H2,
+     [(3, 2, "10S 10S 10S 9S 9S 9S"), (2, 3, "5S 5S 4S 4S 3S 3S"), (3, 1, "AS AS AS"), (1, 1, "QS")]),
+    ("3S*2 4S*2 5S*2 6S*2 JS*3 QS*3", H2,  # the largest size first, even when a tractor of pairs is longer
+     [(3, 2, "QS QS QS JS JS JS"), (2, 4, "6S 6S 5S 5S 4S 4S 3S 3S")]),
+    ("3S*2 5S*4 9S*3 JS*2 KS", H2,
+     [(4, 1, "5S 5S 5S 5S"), (3, 1, "9S 9S 9S"), (2, 1, "JS JS"), (2, 1, "3S 3S"), (1, 1, "KS")]),
+    # decisions 9.2: a tractor may take part of a group; what is left is one tuple of its count
+    ("AS*4 KS*2", H2, [(2, 2, "AS AS KS KS"), (2, 1, "AS AS")]),
+    ("AS*3 KS*2", H2, [(2, 2, "AS AS KS KS"), (1, 1, "AS")]),
+    # at a position with several distinct cards (the off-suit rank cards, equal): the fewest copies
+    # that still fit, then the lowest id
+    ("AH*2 2S*3 2D*2", H2, [(2, 2, "2D 2D AH AH"), (3, 1, "2S 2S 2S")]),
+    ("AH*2 2S*2 2D*2", H2, [(2, 2, "2S 2S AH AH"), (2, 1, "2D 2D")]),
+    ("2S*3 2C*2 AH*2", H2, [(2, 2, "2C 2C AH AH"), (3, 1, "2S 2S 2S")]),
+]
+
+
+@pytest.mark.parametrize("impl", ("reference", "kernels"))
+@pytest.mark.parametrize("cards, trump, units", DECOMPOSED)
+def test_decomposition_examples(impl, cards, trump, units):
+    if impl == "reference":
+        got = [(u["size"], u["length"], " ".join(card_str(c) for c in u["cards"]))
+               for u in r9.decompose(C(cards), trump)]
+    else:
+        K = kernels((6, 3) if max(Counter(C(cards)).values()) <= 3 else (8, 4))
+        tt = Table(trump[0], trump[1], False).tt(K)
+        got = [(m, length, " ".join(card_str(c) for c in top_down for _ in range(m)))
+               for m, length, _, top_down in unit_rows(K, *kernel_units(K, tt, C(cards)))]
+    assert got == units
 
 
 # ---------------------------------------------------------------------------
