@@ -5,7 +5,8 @@ Every size is compiled by ``tractor_sim.play.packages.compiled_package`` (4/3, 6
 situations, the kernels and the reference must agree on:
 
 * the decomposition of a one-suit set (units, their shapes, tops and cards, in order) and the lead
-  kind (9.2), and the kitty multipliers of a last lead (9.7);
+  kind (9.2), and the kitty multipliers of a last lead (9.7); and 9.2's hand-built cases (DECOMPOSED),
+  stated once and checked against both;
 * follow legality (``combos.legal_follow``: the suit rule, 9.3's tuples, 9.4's ``follow_tractor``)
   on random plays, and every worked example of decisions 9.3 and 9.4;
 * the throw check (stands, the forced part, the blocking seat, the penalty; 9.5) under the throw
