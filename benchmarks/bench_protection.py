@@ -32,6 +32,7 @@ from tractor_sim.runs import engine  # noqa: E402
 from tractor_sim.runs import runner
 
 from tractor_sim.play import registry as strategy
+from tractor_sim.play.registry.declared import _STRATEGIES
 
 
 def _rate(fn, specs) -> float:
@@ -86,7 +87,7 @@ def main():
     print("A. built-ins, basic vs basic: the protected path against the direct kernel call")
     strategy.load_builtins()
     flags = {info.dispatcher.targetoptions.get("boundscheck")
-             for d in strategy._STRATEGIES.values() for info in d.values() if strategy.is_builtin(info.module)}
+             for d in _STRATEGIES.values() for info in d.values() if strategy.is_builtin(info.module)}
     print(f"  boundscheck of the built-in strategies: {flags} (None: numba's default, off)")
     specs = engine.plan_chunks([("basic", "basic")], n=args.deals, seed=3, duplicate=False, chunk_size=chunk)
     _ab("engine.run_chunk (before)", specs, engine.run_chunk, "runner.iter_results (protected)", specs, _protected,

@@ -18,6 +18,9 @@ so an input that failed once is tried again first on every machine. Profiles:
 tests/test_plugin_grammar.py scale their examples from its max_examples) and
 ``slow`` (HYPOTHESIS_PROFILE=slow, ten times more; run by the slow-marked
 test_the_heavier_tier). Tests that set their own max_examples keep them.
+
+Shared fixtures: ``view_of`` (the view builder of tests/views.py) and ``package_of`` (a game
+size's compiled package).
 """
 
 import os
@@ -26,6 +29,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
+
+try:
+    from tests import views
+except ImportError:  # tests/ on sys.path instead of the project root
+    import views
 
 
 DATABASE = DirectoryBasedExampleDatabase(str(Path(__file__).parent / "hypothesis-db"))
@@ -48,6 +56,22 @@ SHARED = {
 }
 # Tests of other files parametrized by one of those sizes (``game``): with the files of that size.
 SIZED = {(6, 3, "tractor"): "6 players 3 decks", (5, 2, "friends"): "Finding Friends"}
+
+
+@pytest.fixture
+def view_of():
+    """The one view builder (tests/views.py make_view): a seat's view as the deal kernel fills it,
+    at any game size (``package=``)."""
+    return views.make_view
+
+
+@pytest.fixture
+def package_of():
+    """The compiled package of a game size (a GameSize, (players, decks[, teams]), a table; None:
+    4 players, 2 decks, tractor_sim.core itself), compiled once a process."""
+    from tractor_sim.play import packages
+
+    return packages.compiled_package
 
 
 def pytest_sessionstart(session):

@@ -430,13 +430,14 @@ def install_test_strategies(packages=()):
     """Register the test lead ``friends_rash`` and the bad call strategies (BAD_CALLS): their names in
     the main registry, their code compiled into each sized package's registry (its own layout)."""
     from tractor_sim.play import registry as S
+    from tractor_sim.play.registry.declared import _STRATEGIES
 
     S.load_builtins()
     sources = {"friends_rash": ("lead", RASH_LEAD)}
     for name, body in BAD_CALLS.items():
         sources[name] = ("call", f"def {name}(view, params, rng, scratch, out):\n    {body}\n")
     for name, (decision, src) in sources.items():
-        if name not in S._STRATEGIES[decision]:
+        if name not in _STRATEGIES[decision]:
             S.strategy(decision, name, description="test only")(_stub)
         for pkg in packages:
             if (decision, name) not in pkg.registry.STRATEGIES:

@@ -164,40 +164,14 @@ def test_declare_verdicts_equal_the_reference(decks):
 # the strategies' helpers
 
 
-def _view(V, hand, rank, cur, opts, seat=0):
-    """A view with my hand, the trump rank, the standing declaration (seat, count, card) or None,
-    and the rules."""
-    from tractor_sim.core.kernels.declare import kind_of
-
-    v = np.zeros((V.V_ROWS, 54), dtype=np.int64)
-    for x in hand:
-        v[V.V_HAND, x] += 1
-    m = v[V.V_META]
-    m[V.M_SEAT], m[V.M_TRUMP_RANK] = seat, rank
-    if cur is None:
-        m[V.M_DECL_SEAT] = -1
-    else:
-        m[V.M_DECL_SEAT], m[V.M_DECL_CARD] = cur[0], cur[2]
-        m[V.M_DECL_KIND] = kind_of(cur[1], cur[2])
-        m[V.M_NDECL] = 1  # one declaration: its count is the first declaration row's (standing_count)
-        v[V.V_DECL_COUNT, 0] = cur[1]
-    enc = encoded(opts)
-    v[V.V_RULES, :len(enc)] = enc
-    return v
-
-
 @pytest.mark.parametrize("decks", (2, 3, 4))
-def test_declare_helpers_of_the_strategies(decks):
+def test_declare_helpers_of_the_strategies(decks, package_of, view_of):
     """strategy_lib's most_copies_now, best_suit_declaration and joker_declaration on random views
     against reference9's allowed declarations (the most copies of each card; the suit with the most
     copies, then the strongest; RJ over BJ at equal counts); at two decks best_suit_by_count, the
     general one, is best_suit_option."""
-    if decks == 2:
-        from tractor_sim.core import lib as sl
-        from tractor_sim.core.kernels import view as V
-    else:
-        pkg = packages.compiled_package(SIZES[decks])
-        sl, V = pkg.lib, pkg.kernels.view
+    pkg = package_of(SIZES.get(decks))  # two decks: the 4-player package
+    sl, V = pkg.lib, pkg.kernels.view
     rng = random.Random(10 + decks)
     n = 0
     for _ in range(300):
@@ -207,7 +181,7 @@ def test_declare_helpers_of_the_strategies(decks):
         opts = rng.choice(OPTIONS)
         cur = rng.choice(standings(decks, rank))
         current = None if cur is None else (rng.choice((0, 1)), *cur)
-        view = _view(V, hand, rank, current, opts)
+        view = view_of(hand, rank, decision=V.DECLARE, package=pkg, rules=encoded(opts), declared=current)
         allowed = r9.declare_allowed(hand, current, 0, rank, decks, opts)
         most = {card: max((k for k, c in allowed if c == card), default=0) for card in set(hand) | {BJ, RJ}}
         for card, k in most.items():

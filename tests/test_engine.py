@@ -142,6 +142,7 @@ def test_a_strategy_that_scribbles_on_its_view_changes_nothing_else():
     view's trump table and suit counts with card indices far out of range (any use of them as an
     index would write into another seat's view) plays exactly the deals of one that never declares."""
     from tractor_sim.play import registry as S
+    from tractor_sim.play.registry.declared import _STRATEGIES
     from tractor_sim.core.kernels.view import M_MY_CARDS, V_EFF, V_META, V_TTMETA
     from tractor_sim.rules.options import Rules
 
@@ -160,4 +161,4 @@ def test_a_strategy_that_scribbles_on_its_view_changes_nothing_else():
             runs.append(engine.run_chunk(spec).deals)
         np.testing.assert_array_equal(runs[0], runs[1])
     finally:
-        S._STRATEGIES["declare"].pop("scribbler_for_test")
+        _STRATEGIES["declare"].pop("scribbler_for_test")

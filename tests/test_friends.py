@@ -12,6 +12,7 @@ records, the report).  The 4-player tractor game is untouched: its pinned
 digests are tests/test_variants.py's.
 """
 
+import functools
 import json
 
 import numpy as np
@@ -143,18 +144,6 @@ def test_calls_ok_is_9_11():
     assert not ok([(12, 1), (11, 1)], n=1)
 
 
-def _view(pkg, hand, buried=(), rank=0, suit=0):
-    V = pkg.kernels.view
-    v = np.zeros((V.V_ROWS, 54), dtype=np.int64)
-    for c in hand:
-        v[V.V_HAND, c] += 1
-    for c in buried:
-        v[V.V_BURIED, c] += 1
-    v[V.V_META, V.M_TRUMP_RANK] = rank
-    v[V.V_META, V.M_TRUMP_SUIT] = suit
-    return v
-
-
 def _calls(pkg, name, view, seed=1):
     fn = S.get_strategy("call", name).sized_function(pkg)
     out = np.zeros(54, dtype=np.int64)
@@ -165,26 +154,27 @@ def _calls(pkg, name, view, seed=1):
     return [(int(out[j]), int(out[calls + j])) for j in range(calls)]
 
 
-def test_the_ace_call():
+def test_the_ace_call(view_of):
     """Off-suit Aces I lack first (the one after my own copies), the trump suit's last, never a card I
     hold or buried in full; another card for each call."""
     from tractor_sim.rules.cards import parse_cards
 
     pkg = package(8)  # three calls
+    call_view = functools.partial(view_of, package=pkg, decision=pkg.kernels.view.CALL)
     ids = lambda text: parse_cards(text)  # noqa: E731
     AS, AH, AD, AC, KH = (ids(x)[0] for x in ("AS", "AH", "AD", "AC", "KH"))
     # trump suit spades, rank 2: AH (none held, hearts longer), AD (none held), then AC: I hold one -> copy 2
-    v = _view(pkg, ids("AC 3H 4H 5H 3D"), rank=0, suit=0)
+    v = call_view(ids("AC 3H 4H 5H 3D"), rank=0, suit=0)
     assert _calls(pkg, "ace", v) == [(AH, 1), (AD, 1), (AC, 2)]
     # AH held twice, AD one held one buried, AC buried: then the Kings (hearts' first: the longest suit)
-    v = _view(pkg, ids("AH AH AD 3H 4D"), buried=ids("AD AC AC"), rank=0, suit=0)
+    v = call_view(ids("AH AH AD 3H 4D"), buried=ids("AD AC AC"), rank=0, suit=0)
     got = _calls(pkg, "ace", v)
     assert got[0] == (KH, 1) and AH not in [c for c, _ in got] and AD not in [c for c, _ in got]
     # rank A: no Ace may be called (9.11), and no trump suit: every suit is off-suit
-    v = _view(pkg, ids("3H"), rank=12, suit=4)
+    v = call_view(ids("3H"), rank=12, suit=4)
     assert all(c % 13 == 11 for c, _ in _calls(pkg, "ace", v))
     for seed in range(200):  # random: always allowed
-        for c, copy in _calls(pkg, "random", _view(pkg, [], rank=seed % 13), seed + 1):
+        for c, copy in _calls(pkg, "random", call_view([], rank=seed % 13), seed + 1):
             assert r9.call_allowed(c, copy, seed % 13, 2)
 
 
@@ -197,7 +187,6 @@ def test_every_view_shows_the_calls_the_team_and_the_levels():
     pkg = package(5)
     K = pkg.kernels
     V, ST, F = K.view, K.state, K.friends
-    from tractor_sim.play import registry as S
     from tractor_sim.rules.options import Rules
 
     rules = Rules().encode()
@@ -216,7 +205,7 @@ def test_every_view_shows_the_calls_the_team_and_the_levels():
             seat, decision = K.phases.to_act(st)
             if seat < 0:
                 break
-            fn = fns[(seat % 2) * len(S.DECISIONS) + decision]
+            fn = fns[(seat % 2) * len(V.DECISIONS) + decision]
             ans = fn(views[seat], params[seat % 2, decision], ws[2][seat], ws[1][seat], st[ST.ANSWER:ST.ANSWER + 54])
             assert K.phases.apply(st, ws, rules, err, log, decision, ans) == 0
             row = views[:, V.V_FRIENDS]

@@ -5,6 +5,11 @@ trick, kitty_bonus, level_change) and, where the referee does not reach, the
 kernels directly (trump_table, can_declare, kitty_flip_suit, match_winner,
 next_starter, level_change).  Every expected value is worked out by hand from
 docs/rules.md and docs/decisions.md.
+
+A rule's cases are stated once: where the pure-Python reference (tests/reference.py)
+answers the same question, the same table is checked against it too (``impl``:
+IMPLS), so the reference and the kernels cannot drift apart on a case only one of
+them was shown.  tests/test_reference.py keeps what only the reference answers.
 """
 
 from __future__ import annotations
@@ -37,21 +42,27 @@ from tractor_sim.core.kernels.order import TRUMP, TT_EFF, TT_POS, trump_table
 from tractor_sim.play.referee import RefereeError
 from tractor_sim.rules.options import Rules, RulesError, as_rules
 
+try:
+    from tests import reference as ref
+except ImportError:  # tests/ on sys.path instead of the project root
+    import reference as ref
+
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaExperimentalFeatureWarning")
 
 H2 = {"rank": "2", "suit": "H"}  # rank 2, hearts trump (the docs/rules.md example)
 S7 = {"rank": "7", "suit": "S"}  # rank 7, spades trump
 NT2 = {"rank": "2", "suit": None}  # a joker pair was declared
 NT7 = {"rank": "7", "suit": None}
+C7 = {"rank": "7", "suit": "C"}  # rank 7, clubs trump
 RTNT = {"rank_trumps_in_no_trump": True}
 
 
-def units(cards, trump=H2, rules=None):
-    return R.classify(cards, trump, rules)["units"]
+IMPLS = ("reference", "kernels")  # what a shared case table is checked against
 
 
-def kind(cards, trump=H2, rules=None):
-    return R.classify(cards, trump, rules)["kind"]
+def ref_trump(trump):
+    """A trump as the referee takes it ({"rank": "2", "suit": "H"}) as the reference takes it: (rank, suit)."""
+    return parse_rank(trump["rank"]), parse_suit(trump["suit"])
 
 
 def U(*groups):
@@ -222,68 +233,92 @@ RANK2 = 0
 NO_DECL = (-1, D.NONE, -1)
 
 
-def can(hand, kind_, card, seat=0, current=NO_DECL, rank=RANK2, self_override="strengthen_only"):
-    cur_seat, cur_kind, cur_card = current
-    if isinstance(cur_card, str):
-        cur_card = parse_card(cur_card)
-    enc = Rules(self_override=self_override).encode()
-    return bool(D.can_declare(to_counts(parse_cards(hand)), kind_, parse_card(card), seat,
-                              cur_seat, cur_kind, cur_card, rank, enc))
-
-
-def test_declare_fresh():
-    assert can("2S 5H", D.SINGLE, "2S")
-    assert not can("2S 5H", D.SINGLE, "5H")  # not the trump rank
-    assert not can("2S 5H", D.SINGLE, "2H")  # not held
-    assert not can("2S 5H", D.PAIR, "2S")  # one copy only
-    assert can("2S 2S", D.PAIR, "2S")
-    assert can("BJ BJ", D.JOKER_PAIR, "BJ")
-    assert can("RJ RJ", D.JOKER_PAIR, "RJ")
-    assert not can("BJ RJ", D.JOKER_PAIR, "BJ")  # two jokers, not identical
-    assert not can("BJ RJ", D.JOKER_PAIR, "RJ")
-    assert not can("BJ BJ", D.SINGLE, "BJ")  # a joker is no card of the trump rank
-    assert not can("2S 2S", D.JOKER_PAIR, "2S")
-    seven = parse_rank("7")
-    assert can("7D 2D", D.SINGLE, "7D", rank=seven)
-    assert not can("7D 2D", D.SINGLE, "2D", rank=seven)
-    assert can("7D 7D", D.PAIR, "7D", rank=seven)
-
-
-def test_declare_overrides_by_others():
-    single = (1, D.SINGLE, "2D")
-    assert not can("2S 2C", D.SINGLE, "2S", current=single)  # a single never overrides a single
-    assert can("2S 2S", D.PAIR, "2S", current=single)  # any pair overrides a single
-    assert can("2C 2C", D.PAIR, "2C", current=single)
-    assert can("BJ BJ", D.JOKER_PAIR, "BJ", current=single)  # so does a joker pair
-    assert can("RJ RJ", D.JOKER_PAIR, "RJ", current=single)
-    pair = (3, D.PAIR, "2D")
-    assert not can("2S 2S", D.PAIR, "2S", current=pair)  # a pair never overrides a pair
-    assert not can("2S", D.SINGLE, "2S", current=pair)
-    assert can("BJ BJ", D.JOKER_PAIR, "BJ", current=pair)  # only a joker pair does
-    assert can("RJ RJ", D.JOKER_PAIR, "RJ", current=pair)
-    jokers = (2, D.JOKER_PAIR, "BJ")
-    assert not can("RJ RJ", D.JOKER_PAIR, "RJ", current=jokers)  # a joker pair never
-    assert not can("2S 2S", D.PAIR, "2S", current=jokers)
-    assert not can("2S", D.SINGLE, "2S", current=jokers)
-    assert not can("BJ BJ", D.JOKER_PAIR, "BJ", current=(2, D.JOKER_PAIR, "RJ"))
-
-
-def test_declare_self_override_only_to_strengthen():
-    mine = (0, D.SINGLE, "2H")
-    assert can("2H 2H 2S 2S BJ BJ", D.PAIR, "2H", current=mine)  # strengthen into the pair
-    assert not can("2H 2H 2S 2S BJ BJ", D.PAIR, "2S", current=mine)  # another suit: no
-    assert not can("2H 2H 2S 2S BJ BJ", D.JOKER_PAIR, "BJ", current=mine)
-    assert not can("2H 2H 2S 2S BJ BJ", D.SINGLE, "2S", current=mine)
-    assert not can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(0, D.PAIR, "2H"))
+SINGLE, PAIR, JOKERS = 1, 2, 3  # the kinds of a declaration, as the reference and the kernels number them
+SO_ANY = "any"  # self_override = any: one's own declaration is overridden like anybody's
+DECLARATIONS = [  # (my hand, the standing declaration (seat, kind, card) or None, my seat, trump rank,
+    #               self_override, every declaration (kind, card) allowed, lowest kind then card id first)
+    # fresh: a card of the trump rank, a pair of one, or a pair of identical jokers
+    ("2S 5H", None, 0, "2", "strengthen_only", [(SINGLE, "2S")]),
+    ("2S 2S", None, 0, "2", "strengthen_only", [(SINGLE, "2S"), (PAIR, "2S")]),
+    ("BJ BJ", None, 0, "2", "strengthen_only", [(JOKERS, "BJ")]),  # a joker is no card of the trump rank
+    ("RJ RJ", None, 0, "2", "strengthen_only", [(JOKERS, "RJ")]),
+    ("BJ RJ", None, 0, "2", "strengthen_only", []),  # two jokers, not identical
+    ("3S 4S BJ RJ", None, 0, "2", "strengthen_only", []),
+    ("2S 2H 2H BJ BJ RJ 5C", None, 0, "2", "strengthen_only",
+     [(SINGLE, "2S"), (SINGLE, "2H"), (PAIR, "2H"), (JOKERS, "BJ")]),
+    ("7D 2D", None, 0, "7", "strengthen_only", [(SINGLE, "7D")]),
+    ("7D 7D", None, 0, "7", "strengthen_only", [(SINGLE, "7D"), (PAIR, "7D")]),
+    ("7D 7D 2S", None, 1, "7", "strengthen_only", [(SINGLE, "7D"), (PAIR, "7D")]),
+    # another's single: any pair or joker pair overrides it, never a single
+    ("2S 2C", (1, SINGLE, "2D"), 0, "2", "strengthen_only", []),
+    ("2S 2S", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(PAIR, "2S")]),
+    ("2C 2C", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(PAIR, "2C")]),
+    ("BJ BJ", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ")]),
+    ("RJ RJ", (1, SINGLE, "2D"), 0, "2", "strengthen_only", [(JOKERS, "RJ")]),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (1, SINGLE, "2D"), 0, "2", "strengthen_only",
+     [(PAIR, "2H"), (JOKERS, "BJ"), (JOKERS, "RJ")]),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (2, SINGLE, "2H"), 0, "2", "strengthen_only",
+     [(PAIR, "2H"), (JOKERS, "BJ"), (JOKERS, "RJ")]),
+    # another's pair: only a joker pair
+    ("2S 2S", (3, PAIR, "2D"), 0, "2", "strengthen_only", []),
+    ("2S", (3, PAIR, "2D"), 0, "2", "strengthen_only", []),
+    ("2S 2S 2C", (3, PAIR, "2D"), 0, "2", "strengthen_only", []),
+    ("BJ BJ", (3, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ")]),
+    ("RJ RJ", (3, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "RJ")]),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (3, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ"), (JOKERS, "RJ")]),
+    # another's joker pair: never
+    ("RJ RJ", (2, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("RJ RJ", (1, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("2S 2S", (2, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("2S", (2, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    ("BJ BJ", (2, JOKERS, "RJ"), 0, "2", "strengthen_only", []),
+    ("2S 2H 2H BJ BJ RJ RJ 5C", (1, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
+    # my own declaration: only strengthened, a single into the pair of the same card
+    ("2H 2H 2S 2S BJ BJ", (0, SINGLE, "2H"), 0, "2", "strengthen_only", [(PAIR, "2H")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2H"), 0, "2", "strengthen_only", [(PAIR, "2H")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2S"), 0, "2", "strengthen_only", []),
+    ("2S 2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", "strengthen_only", []),
+    ("2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", "strengthen_only", []),
+    ("RJ RJ BJ BJ", (0, JOKERS, "BJ"), 0, "2", "strengthen_only", []),
     # the same hands when another seat made the declaration
-    assert can("2H 2S 2S", D.PAIR, "2S", current=(2, D.SINGLE, "2H"))
-    assert can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(2, D.PAIR, "2D"))
+    ("2H 2S 2S", (2, SINGLE, "2H"), 0, "2", "strengthen_only", [(PAIR, "2S")]),
+    ("2H 2H BJ BJ", (2, PAIR, "2D"), 0, "2", "strengthen_only", [(JOKERS, "BJ")]),
     # self_override = any: one's own declaration is overridden like anybody's
-    assert can("2H 2H 2S 2S BJ BJ", D.PAIR, "2S", current=mine, self_override="any")
-    assert can("2H 2H 2S 2S BJ BJ", D.JOKER_PAIR, "BJ", current=mine, self_override="any")
-    assert not can("2H 2H 2S 2S BJ BJ", D.SINGLE, "2S", current=mine, self_override="any")
-    assert can("2H 2H BJ BJ", D.JOKER_PAIR, "BJ", current=(0, D.PAIR, "2H"), self_override="any")
-    assert not can("RJ RJ BJ BJ", D.JOKER_PAIR, "RJ", current=(0, D.JOKER_PAIR, "BJ"), self_override="any")
+    ("2H 2H 2S 2S BJ BJ", (0, SINGLE, "2H"), 0, "2", SO_ANY, [(PAIR, "2S"), (PAIR, "2H"), (JOKERS, "BJ")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2S"), 0, "2", SO_ANY, [(PAIR, "2H"), (JOKERS, "BJ")]),
+    ("2S 2H 2H BJ BJ", (0, SINGLE, "2H"), 0, "2", SO_ANY, [(PAIR, "2H"), (JOKERS, "BJ")]),
+    ("2S 2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", SO_ANY, [(JOKERS, "BJ")]),
+    ("2H 2H BJ BJ", (0, PAIR, "2H"), 0, "2", SO_ANY, [(JOKERS, "BJ")]),
+    ("RJ RJ BJ BJ", (0, JOKERS, "BJ"), 0, "2", SO_ANY, []),
+]
+
+
+def _kernel_declarations(counts, current, seat, rank, enc):
+    """Every (kind, card) can_declare allows, in the reference's order."""
+    cur = NO_DECL if current is None else current
+    return [(kind, card) for kind in (SINGLE, PAIR, JOKERS) for card in range(54)
+            if D.can_declare(counts, kind, card, seat, *cur, rank, enc)]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("hand, current, seat, rank, self_override, allowed", DECLARATIONS)
+def test_declarations_allowed(impl, hand, current, seat, rank, self_override, allowed):
+    cards, rank = parse_cards(hand), parse_rank(rank)
+    current = None if current is None else (current[0], current[1], parse_card(current[2]))
+    want = [(kind, parse_card(card)) for kind, card in allowed]
+    if impl == "reference":
+        assert ref.declare_allowed(cards, current, seat, rank, {"self_override": self_override}) == want
+    else:
+        assert (D.SINGLE, D.PAIR, D.JOKER_PAIR) == (SINGLE, PAIR, JOKERS)
+        enc = Rules(self_override=self_override).encode()
+        assert _kernel_declarations(to_counts(cards), current, seat, rank, enc) == want
+
+
+def can(hand, kind_, card, seat=0, current=NO_DECL, rank=RANK2):
+    """can_declare of one (kind, card), for requests no hand could make."""
+    cur_seat, cur_kind, cur_card = current
+    return bool(D.can_declare(to_counts(parse_cards(hand)), kind_, parse_card(card), seat,
+                              cur_seat, cur_kind, cur_card, rank, Rules().encode()))
 
 
 def test_declare_bad_requests():
@@ -295,152 +330,301 @@ def test_declare_bad_requests():
     assert not D.can_declare(hand, D.JOKER_PAIR, 54, 0, -1, D.NONE, -1, RANK2, enc)
 
 
-def flip(kitty, rank="2", n=8):
-    return int(D.kitty_flip_suit(np.array(parse_cards(kitty), dtype=np.int64), n, parse_rank(rank)))
-
-
-def test_kitty_flip():
+KITTY_FLIPS = [  # (kitty, trump rank, cards turned up, the suit it sets: 0..3 = S H D C)
     # the first card of the trump rank sets the suit, even below higher cards and before another rank card
-    assert flip("5S KD AC 3H 2S 9D 2C 7C") == 0
-    assert flip("AS AD KH QC JS 10D 3C 2H") == 1
-    assert flip("AS KH AD 3H 9H 9D 8C QC", rank="9") == 1
+    ("5S KD AC 3H 2S 9D 2C 7C", "2", 8, 0),
+    ("5S KD 2C 3H 2S 9D 8C 7C", "2", 8, 3),
+    ("AS AD KH QC JS 10D 3C 2H", "2", 8, 1),
+    ("AS KH AD 3H 9H 9D 8C QC", "9", 8, 1),
     # no rank card: the highest-ranking card, the first revealed winning ties
-    assert flip("5S KD 3H KC 9S BJ 4D 4D") == 2
-    assert flip("AS KH AD 3H 8H 8D 8C QC", rank="9") == 0
-    assert flip("3S QH AD AC 4H 5D 6C 7S") == 2
+    ("5S KD 3H KC 9S BJ 4D 4D", "2", 8, 2),
+    ("AS KH AD 3H 8H 8D 8C QC", "9", 8, 0),
+    ("3S QH AD AC 4H 5D 6C 7S", "2", 8, 2),
     # jokers never set the suit
-    assert flip("RJ BJ 3H 4C 3D 4S BJ 3S") == 3
+    ("RJ BJ 3H 4C 3D 4S BJ 3S", "2", 8, 3),
+    ("BJ 4S RJ 3H 3D 4C BJ 3S", "2", 8, 0),
     # only the first n cards are turned up
-    assert flip("3S 4H 5D 6C 7S 8H 9D 2C", n=7) == 2
-    assert flip("3S 4H 5D 6C 7S 8H 9D 2C", n=8) == 3
+    ("3S 4H 5D 6C 7S 8H 9D 2C", "2", 7, 2),
+    ("3S 4H 5D 6C 7S 8H 9D 2C", "2", 8, 3),
+]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("kitty, rank, n, suit", KITTY_FLIPS)
+def test_kitty_flip(impl, kitty, rank, n, suit):
+    cards = parse_cards(kitty)
+    if impl == "reference":
+        assert ref.kitty_flip_suit(cards[:n], parse_rank(rank)) == suit
+    else:
+        assert int(D.kitty_flip_suit(np.array(cards, dtype=np.int64), n, parse_rank(rank))) == suit
 
 
 # ===========================================================================
 # 4. Card order
 
 
-def test_order_example_rank2_hearts():
-    order = "RJ BJ 2H 2S 2D 2C AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H"
-    eff, pos = positions(order, H2)
-    assert eff == [TRUMP] * 18
+ORDERS = [  # (cards from high to low, trump, rules, their effective suits: one for all or one each, the
+    #          steps between neighbours' positions); None: not stated
     # strictly descending, one step at a time, except that 2S = 2D = 2C
-    assert steps(pos) == [1, 1, 1, 0, 0] + [1] * 12
-    # through the referee: each card beats the next lower one, equal cards go to the earlier
-    cards = order.split()
-    for hi, lo in zip(cards, cards[1:]):
-        equal = hi[0] == lo[0] == "2" and "H" not in (hi[1], lo[1])
-        assert win([lo, hi], H2) == (0 if equal else 1), (lo, hi)
-        assert win([hi, lo], H2) == 0, (hi, lo)
-
-
-def test_order_plain_suits_skip_the_rank():
-    eff, pos = positions("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S", H2)
-    assert eff == [0] * 12 and steps(pos) == [1] * 11
-    eff, pos = positions("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", S7)
-    assert eff == [2] * 12 and steps(pos) == [1] * 11
-    assert positions("7D 7H 7C", S7)[0] == [TRUMP] * 3
-    # a trump, even the lowest, beats the best card of a plain suit
-    assert win(["AS", "3H"], H2) == 1
-    assert win(["AD", "2S"], S7) == 1  # 2S is a spade, the trump suit: a trump
-    assert win(["AD", "7C"], S7) == 1
-
-
-def test_order_no_trump_suit():
-    eff, pos = positions("RJ BJ AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", NT2)
-    assert eff == [TRUMP, TRUMP] + [1] * 13
-    assert steps(pos[:2]) == [1] and steps(pos[2:]) == [1] * 12
-    assert R.classify("2H", NT2)["suit"] == "H"
-    assert win(["3H", "2H"], NT2) == 0  # the 2 is the lowest heart, not a trump
-    assert win(["AH", "2S", "BJ", "RJ"], NT2) == 3
-    assert win(["AH", "RJ", "BJ"], NT2) == 1
+    ("RJ BJ 2H 2S 2D 2C AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H", H2, None, "trump", [1, 1, 1, 0, 0] + [1] * 12),
+    ("RJ BJ 7C 7S 7H 7D AC KC QC JC 10C 9C 8C 6C 5C 4C 3C 2C", C7, None, "trump", [1, 1, 1, 0, 0] + [1] * 12),
+    # the plain suits skip the trump rank
+    ("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S", H2, None, "S", [1] * 11),
+    ("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", S7, None, "D", [1] * 11),
+    ("AD KD QD JD 10D 9D 8D 6D 5D 4D 3D 2D", C7, None, "D", [1] * 11),
+    ("7D 7H 7C", S7, None, "trump", None),
+    ("AS KD 3C 2S 2C 2D", H2, None, ["S", "D", "C", "trump", "trump", "trump"], None),
+    # no trump suit: the jokers are the trumps, the rank cards stay in their suits at their place
+    ("RJ BJ AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", NT2, None, ["trump"] * 2 + ["H"] * 13, [1, None] + [1] * 12),
+    ("BJ RJ 2H 2S AS 3C", NT2, None, ["trump", "trump", "H", "S", "S", "C"], None),
+    ("8C 7C 6C", NT7, None, None, [1, 1]),
     # option: the rank cards stay trumps, equal, just below BJ
-    eff, pos = positions("RJ BJ 2H 2S 2D 2C", NT2, RTNT)
-    assert eff == [TRUMP] * 6 and steps(pos) == [1, 1, 0, 0, 0]
-    eff, pos = positions("AH KH 3H", NT2, RTNT)
-    assert eff == [1, 1, 1] and steps(pos) == [1, 10]
-    assert win(["3H", "2H"], NT2, rules=RTNT) == 1
-    assert win(["3H", "2H", "2D", "BJ"], NT2, rules=RTNT) == 3
-    assert win(["3H", "2H", "2D"], NT2, rules=RTNT) == 1
+    ("RJ BJ 2H 2S 2D 2C", NT2, RTNT, "trump", [1, 1, 0, 0, 0]),
+    ("BJ RJ 2H 2S AS 3C", NT2, RTNT, ["trump", "trump", "trump", "trump", "S", "C"], None),
+    ("AH KH 3H", NT2, RTNT, "H", [1, 10]),
+    ("8C 6C", NT7, RTNT, None, [1]),
+    ("7C", NT7, RTNT, "trump", None),
+]
 
 
-def test_effective_suit_of_offsuit_rank_card():
-    assert R.classify("2S", H2)["suit"] == "trump"
-    assert R.classify("2S", NT2)["suit"] == "S"
-    assert follow("2S 5S", "AS", "5S")
-    assert not follow("2S 5S", "AS", "2S")  # 2S is no spade: the 5S must be played
-    assert follow("2S 5D", "AH", "2S")  # and it follows a trump lead
-    assert not follow("2S 5D", "AH", "5D")
-    with pytest.raises(RefereeError, match="one effective suit"):
-        R.classify("AS 2S", H2)
-    with pytest.raises(RefereeError, match="one effective suit"):
-        R.classify("6C 6C 7C 7C", S7)
+def ordered(impl, cards, trump, rules):
+    """(effective suits: S H D C or trump, positions) of ``cards`` by the reference or the kernels' trump table."""
+    if impl == "reference":
+        eff = [ref.effective_suit(c, ref_trump(trump), rules) for c in parse_cards(cards)]
+        pos = [ref.position(c, ref_trump(trump), rules) for c in parse_cards(cards)]
+        trump_suit = 4
+    else:
+        eff, pos = positions(cards, trump, rules)
+        trump_suit = TRUMP
+    return ["trump" if e == trump_suit else "SHDC"[e] for e in eff], pos
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("cards, trump, rules, suits, steps_", ORDERS)
+def test_card_order(impl, cards, trump, rules, suits, steps_):
+    eff, pos = ordered(impl, cards, trump, rules)
+    if suits is not None:
+        assert eff == (suits if isinstance(suits, list) else [suits] * len(eff))
+    if steps_ is not None:
+        assert [s if w is not None else None for s, w in zip(steps(pos), steps_)] == steps_
+
+
+# the order through tricks (checked with WINNERS): each card of the trump order beats the next lower one,
+# equal cards go to the earlier
+_TRUMP_ORDER = ORDERS[0][0].split()
+ORDER_WINNERS = [([lo, hi], 0, H2, None, 0 if hi[0] == lo[0] == "2" and "H" not in (hi[1], lo[1]) else 1)
+                 for hi, lo in zip(_TRUMP_ORDER, _TRUMP_ORDER[1:])]
+ORDER_WINNERS += [([hi, lo], 0, H2, None, 0) for hi, lo in zip(_TRUMP_ORDER, _TRUMP_ORDER[1:])]
+ORDER_WINNERS += [
+    # a trump, even the lowest, beats the best card of a plain suit
+    (["AS", "3H"], 0, H2, None, 1),
+    (["AD", "2S"], 0, S7, None, 1),  # 2S is a spade, the trump suit: a trump
+    (["AD", "7C"], 0, S7, None, 1),
+    # no trump suit
+    (["3H", "2H"], 0, NT2, None, 0),  # the 2 is the lowest heart, not a trump
+    (["AH", "2S", "BJ", "RJ"], 0, NT2, None, 3),
+    (["AH", "RJ", "BJ"], 0, NT2, None, 1),
+    (["3H", "2H"], 0, NT2, RTNT, 1),
+    (["3H", "2H", "2D", "BJ"], 0, NT2, RTNT, 3),
+    (["3H", "2H", "2D"], 0, NT2, RTNT, 1),
+]
+# an off-suit card of the trump rank follows as a trump (checked with FOLLOWS)
+ORDER_FOLLOWS = [
+    ("2S 5S", "AS", "5S", H2, None, True),
+    ("2S 5S", "AS", "2S", H2, None, False),  # 2S is no spade: the 5S must be played
+    ("2S 5D", "AH", "2S", H2, None, True),  # and it follows a trump lead
+    ("2S 5D", "AH", "5D", H2, None, False),
+]
 
 
 # ===========================================================================
 # 5. Leads
 
 
-def test_simple_kinds():
-    assert R.classify("AS", H2) == {"kind": "single", "suit": "S", "units": U("AS")}
-    assert R.classify("AS AS", H2) == {"kind": "pair", "suit": "S", "units": U("AS AS")}
-    assert R.classify("3S 3S 4S 4S", H2) == {"kind": "tractor", "suit": "S", "units": U("4S 4S 3S 3S")}
-    assert R.classify("AS KS", H2) == {"kind": "throw", "suit": "S", "units": U("AS", "KS")}
-    assert R.classify("2S 2D", H2) == {"kind": "throw", "suit": "trump", "units": U("2S", "2D")}  # equal, not a pair
-
-
-def test_tractor_across_the_trump_rank():
-    cards = "AH AH 2S 2S 2H 2H BJ BJ"
-    assert R.classify(cards, H2) == {"kind": "tractor", "suit": "trump", "units": U("BJ BJ 2H 2H 2S 2S AH AH")}
-    assert R.classify("AH AH 2C 2C", H2)["kind"] == "tractor"
-    assert R.classify("2D 2D 2H 2H", H2)["kind"] == "tractor"
-    assert R.classify("BJ BJ RJ RJ", H2)["kind"] == "tractor"
-    assert R.classify("2H 2H BJ BJ RJ RJ", H2)["kind"] == "tractor"
-    assert R.classify("KH KH 2S 2S", H2) == {"kind": "throw", "suit": "trump", "units": U("2S 2S", "KH KH")}
-    assert R.classify("AH AH BJ BJ", H2)["kind"] == "throw"  # 2s in between
+CLASSIFIED = [  # (cards, trump, rules, kind, effective suit, units high to low); None: not stated
+    # singles, pairs, a tractor, throws
+    ("AS", H2, None, "single", "S", ["AS"]),
+    ("AS AS", H2, None, "pair", "S", ["AS AS"]),
+    ("3S 3S 4S 4S", H2, None, "tractor", "S", ["4S 4S 3S 3S"]),
+    ("AS KS", H2, None, "throw", "S", ["AS", "KS"]),
+    ("2S 2D", H2, None, "throw", "trump", ["2S", "2D"]),  # equal, not identical: no pair
+    # an off-suit card of the trump rank is a trump; with no trump suit it stays in its suit
+    ("2S", H2, None, None, "trump", None),
+    ("2S", NT2, None, None, "S", None),
+    ("2H", NT2, None, None, "H", None),
+    # tractors across the trump rank
+    ("AH AH 2S 2S 2H 2H BJ BJ", H2, None, "tractor", "trump", ["BJ BJ 2H 2H 2S 2S AH AH"]),
+    ("AH AH 2C 2C", H2, None, "tractor", None, None),
+    ("2D 2D 2H 2H", H2, None, "tractor", None, None),
+    ("BJ BJ RJ RJ", H2, None, "tractor", None, None),
+    ("BJ RJ BJ RJ", H2, None, "tractor", None, ["RJ RJ BJ BJ"]),
+    ("BJ RJ BJ RJ", NT2, None, "tractor", None, ["RJ RJ BJ BJ"]),
+    ("2H 2H BJ BJ RJ RJ", H2, None, "tractor", None, None),
+    ("KH KH 2S 2S", H2, None, "throw", "trump", ["2S 2S", "KH KH"]),
+    ("AH AH BJ BJ", H2, None, "throw", None, None),  # 2s in between
     # rank A: K of the trump suit, the off-suit aces, the ace of the suit, jokers
-    assert kind("KH KH AS AS AH AH BJ BJ", {"rank": "A", "suit": "H"}) == "tractor"
+    ("KH KH AS AS AH AH BJ BJ", {"rank": "A", "suit": "H"}, None, "tractor", None, None),
+    # two off-suit pairs of the trump rank are equal: no tractor; with AH below, one of them joins the
+    # tractor and the other stays a pair (the lowest card id)
+    ("2S 2S 2D 2D", H2, None, "throw", "trump", ["2S 2S", "2D 2D"]),
+    ("AH AH 2S 2S 2D 2D 2H 2H", H2, None, None, None, ["2H 2H 2S 2S AH AH", "2D 2D"]),
+    ("AH AH 2S 2S 2D 2D", H2, None, None, None, ["2S 2S AH AH", "2D 2D"]),
+    ("AH AH 2D 2D 2S 2S 2H 2H BJ", H2, None, None, None, ["2H 2H 2S 2S AH AH", "2D 2D", "BJ"]),
+    ("2C 2C 2D 2D 2H 2H", H2, None, None, None, ["2H 2H 2D 2D", "2C 2C"]),
+    ("2C 2C 2D 2D", H2, None, None, None, ["2D 2D", "2C 2C"]),
+    ("2C 2D 2S", H2, None, None, None, ["2S", "2D", "2C"]),
+    # a tractor skips the trump rank, in a plain suit and in trumps
+    ("6C 6C 8C 8C", S7, None, "tractor", "C", ["8C 8C 6C 6C"]),
+    ("6C 6C 8C 8C", C7, None, "tractor", "trump", ["8C 8C 6C 6C"]),
+    ("6C 6C 8C 8C", H2, None, "throw", "C", ["8C 8C", "6C 6C"]),
+    ("AS AS QS QS", {"rank": "K", "suit": "H"}, None, "tractor", None, None),
+    # no trump suit: the rank stays in its suit; option: its cards stay trumps
+    ("6C 6C 8C 8C", NT7, None, "throw", None, None),
+    ("6C 6C 7C 7C", NT7, None, "tractor", None, None),
+    ("6C 6C 7C 7C 8C 8C", NT7, None, "tractor", "C", ["8C 8C 7C 7C 6C 6C"]),
+    ("2H 2H 3H 3H", NT2, None, "tractor", None, None),
+    ("BJ BJ RJ RJ", NT2, None, "tractor", None, None),
+    ("6C 6C 8C 8C", NT7, RTNT, "tractor", None, None),
+    ("2S 2S BJ BJ", NT2, RTNT, "tractor", None, None),
+    ("2H 2H BJ BJ", NT2, RTNT, "tractor", None, None),
+    ("2S 2S 2D 2D", NT2, RTNT, "throw", None, None),
+    ("2H 2H 2S 2S", NT2, RTNT, "throw", None, None),
+    # decomposition: tractors first, longest then highest, then pairs high to low, then singles high to low
+    ("3S 3S 4S 4S 5S 5S 9S 9S 10S 10S AS", H2, None, None, None, ["5S 5S 4S 4S 3S 3S", "10S 10S 9S 9S", "AS"]),
+    ("3S 3S 4S 4S 9S 9S 10S 10S", H2, None, None, None, ["10S 10S 9S 9S", "4S 4S 3S 3S"]),
+    ("4S 4S 5S 5S JS JS QS QS", H2, None, None, None, ["QS QS JS JS", "5S 5S 4S 4S"]),
+    ("5D 5D 6D 6D 7D 7D QD QD KD KD", H2, None, None, None, ["7D 7D 6D 6D 5D 5D", "KD KD QD QD"]),
+    ("3S QS 8S 9S AS KS 10S 3S AS 7S 9S KS 10S 8S", H2, None, None, None,
+     ["10S 10S 9S 9S 8S 8S", "AS AS KS KS", "3S 3S", "QS", "7S"]),
+    ("AS KS KS 7S 7S 3S", H2, None, None, None, ["KS KS", "7S 7S", "AS", "3S"]),
+    ("KH KH AH AH 2S 2S 2D 2D 2H 2H BJ BJ 3H", H2, None, None, None,
+     ["BJ BJ 2H 2H 2S 2S AH AH KH KH", "2D 2D", "3H"]),
+    ("2C 2S 2D 2H 5H", H2, None, None, None, ["2H", "2S", "2D", "2C", "5H"]),
+]
+TWO_SUITS = [("AS 2S", H2, None), ("6C 6C 7C 7C", S7, None), ("2H 2H BJ BJ", NT2, None)]  # no combination
 
 
-def test_two_offsuit_rank_pairs_not_a_tractor():
-    assert R.classify("2S 2S 2D 2D", H2) == {"kind": "throw", "suit": "trump", "units": U("2S 2S", "2D 2D")}
-    # with AH below, one of them joins the tractor and the other stays a pair (lowest card id used)
-    assert units("AH AH 2S 2S 2D 2D 2H 2H", H2) == U("2H 2H 2S 2S AH AH", "2D 2D")
-    assert units("2C 2C 2D 2D 2H 2H", H2) == U("2H 2H 2D 2D", "2C 2C")
+def classified(impl, cards, trump, rules):
+    """(kind, effective suit: S H D C or trump, units as card strings) by the reference or the referee."""
+    if impl == "kernels":
+        got = R.classify(cards, trump, rules)
+        return got["kind"], got["suit"], [" ".join(u) for u in got["units"]]
+    got = ref.classify(parse_cards(cards), ref_trump(trump), rules)
+    suit = "trump" if got["suit"] == 4 else "SHDC"[got["suit"]]
+    return got["kind"], suit, [" ".join(card_str(x) for x in u["cards"]) for u in got["units"]]
 
 
-def test_tractor_skips_the_trump_rank():
-    assert R.classify("6C 6C 8C 8C", S7) == {"kind": "tractor", "suit": "C", "units": U("8C 8C 6C 6C")}
-    assert R.classify("6C 6C 8C 8C", H2) == {"kind": "throw", "suit": "C", "units": U("8C 8C", "6C 6C")}
-    assert R.classify("6C 6C 8C 8C", {"rank": "7", "suit": "C"})["kind"] == "tractor"  # in trumps too
-    assert kind("AS AS QS QS", {"rank": "K", "suit": "H"}) == "tractor"
-    # no trump suit: the rank stays in its suit
-    assert R.classify("6C 6C 8C 8C", NT7)["kind"] == "throw"
-    assert R.classify("6C 6C 7C 7C 8C 8C", NT7) == {"kind": "tractor", "suit": "C",
-                                                    "units": U("8C 8C 7C 7C 6C 6C")}
-    assert R.classify("6C 6C 8C 8C", NT7, RTNT)["kind"] == "tractor"
-    assert R.classify("2S 2S BJ BJ", NT2, RTNT)["kind"] == "tractor"
-    assert R.classify("2S 2S 2D 2D", NT2, RTNT)["kind"] == "throw"
-    assert R.classify("BJ BJ RJ RJ", NT2)["kind"] == "tractor"
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("cards, trump, rules, kind_, suit, units_", CLASSIFIED)
+def test_classification(impl, cards, trump, rules, kind_, suit, units_):
+    got = classified(impl, cards, trump, rules)
+    want = (kind_, suit, units_)
+    assert tuple(g if w is not None else None for g, w in zip(got, want)) == want
 
 
-def test_decomposition_order():
-    # tractors first, longest then highest, then pairs high to low, then singles high to low
-    assert units("3S 3S 4S 4S 5S 5S 9S 9S 10S 10S AS") == U("5S 5S 4S 4S 3S 3S", "10S 10S 9S 9S", "AS")
-    assert units("3S 3S 4S 4S 9S 9S 10S 10S") == U("10S 10S 9S 9S", "4S 4S 3S 3S")
-    assert units("AS KS KS 7S 7S 3S") == U("KS KS", "7S 7S", "AS", "3S")
-    assert units("KH KH AH AH 2S 2S 2D 2D 2H 2H BJ BJ 3H") == U("BJ BJ 2H 2H 2S 2S AH AH KH KH", "2D 2D", "3H")
-    assert units("2C 2S 2D 2H 5H") == U("2H", "2S", "2D", "2C", "5H")
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("cards, trump, rules", TWO_SUITS)
+def test_a_combination_of_two_effective_suits_is_refused(impl, cards, trump, rules):
+    with pytest.raises(RefereeError if impl == "kernels" else ValueError, match="one effective suit"
+                       if impl == "kernels" else None):
+        classified(impl, cards, trump, rules)
 
 
 # ---------------------------------------------------------------------------
 # Throws
 
 THROW_HANDS = ["AS KS KS 4D", "AS QS QS 3H", "JS JS 5C 6C", "2S 2S BJ 7C"]
+BLOCK_HANDS = ["AS QS QS", "3S 4D 5D", "JS JS 6D", "KS KS 7D"]
+# tractor 4-3, pair Q, singles K and 9: seat 1 beats K, 9 and the pair; seat 3 beats the tractor and 9
+FORCED_LEAD = "KS QS QS 4S 4S 3S 3S 9S"
+FORCED_HANDS = [FORCED_LEAD, "AS AS 2H 3D 3D 4D 4D 5D", "8D 9D 10D JD QD KD AD 6C", "6S 6S 5S 5S 10S 7C 8C 9C"]
+FORCED_PARTS = [  # (throw_forced_part, the part forced, the blocking seat, cards taken back)
+    ("fewest_then_lowest", "9S", 1, 7),
+    ("lowest", "4S 4S 3S 3S", 3, 4),
+    ("highest", "KS", 1, 7),
+]
+THROWS = [  # (lead, hands by seat, leader, declarers, rules, verdict: None if the throw stands, else
+    #          (the blocking seat, the part forced, the penalty to the opponents' points)), hearts trump, rank 2
+    # nobody beats a unit: the throw stands (an equal card is not higher)
+    ("AS KS KS", THROW_HANDS, 0, (0, 2), None, None),
+    ("AS KS KS", ["AS KS KS", "AS QS QS 3H 3H", "JS JS", "2S 2S BJ"], 0, (0, 2), None, None),
+    # a unit beaten: the smallest beaten part is forced, the penalty by the thrower's side
+    ("AS QS QS", BLOCK_HANDS, 0, (0, 2), None, (3, "QS QS", 10)),
+    ("AS QS QS", BLOCK_HANDS, 0, (1, 3), None, (3, "QS QS", -10)),
+    # the partner blocks too, unless throw_check = opponents_only
+    ("AS QS QS", ["AS QS QS", "3S 4D 5D", "KS KS 6D", "JS JS 7D"], 0, (0, 2), None, (2, "QS QS", 10)),
+    ("AS QS QS", ["AS QS QS", "3S 4D 5D", "KS KS 6D", "JS JS 7D"],
+     0, (0, 2), {"throw_check": "opponents_only"}, None),
+    ("AS QS QS", ["KS KS 6D", "AS QS QS", "3S 4D 5D", "JS JS 7D"],
+     1, (0, 2), {"throw_check": "opponents_only"}, (0, "QS QS", -10)),
+    ("AS QS QS", ["AS QS QS", "3S 4D", "KS KS", "JS JS"], 0, (1, 3), None, (2, "QS QS", -10)),
+    ("AS QS QS", ["AS QS QS", "3S 4D", "KS KS", "JS JS"], 0, (1, 3), {"throw_check": "opponents_only"}, None),
+    # the first seat in playing order that beats a unit blocks
+    ("KS 9S 9S", ["AS 3C 4C", "AS 5C 6C", "KS 9S 9S", "3D 4D 5D"], 2, (0, 2), None, (0, "KS", 20)),
+    ("KS 9S 9S", ["AS 3C 4C", "AS 5C 6C", "KS 9S 9S", "3D 4D 5D"],
+     2, (0, 2), {"throw_check": "opponents_only"}, (1, "KS", 20)),
+    # which part is forced (throw_forced_part) and the penalty per card taken back
+    (FORCED_LEAD, FORCED_HANDS, 0, (0, 2), None, (1, "9S", 70)),
+    (FORCED_LEAD, FORCED_HANDS, 0, (0, 2), {"throw_forced_part": "lowest"}, (3, "4S 4S 3S 3S", 40)),
+    ("AS QS QS 4S 4S 3S 3S", ["AS QS QS 4S 4S 3S 3S", "KS KS", "8D", "6S 6S 5S 5S"],
+     0, (0, 2), None, (1, "QS QS", 50)),
+    ("AS QS QS 4S 4S 3S 3S", ["AS QS QS 4S 4S 3S 3S", "KS KS", "8D", "6S 6S 5S 5S"],
+     0, (0, 2), {"throw_forced_part": "lowest"}, (3, "4S 4S 3S 3S", 30)),
+    ("AS QS QS 4S 4S 3S 3S", ["AS QS QS 4S 4S 3S 3S", "KS KS", "8D", "6S 6S 5S 5S"],
+     0, (0, 2), {"throw_forced_part": "highest"}, (1, "QS QS", 50)),
+    (FORCED_LEAD, FORCED_HANDS, 0, (0, 2), {"throw_penalty": 0}, (1, "9S", 0)),
+    # a tractor is beaten only by as many pairs in a row
+    ("10S 10S 9S 9S AS", ["10S 10S 9S 9S AS", "KS KS 3S", "QS JS", "7S 7S 6S 6S"], 0, (0, 2), None, None),
+    ("10S 10S 9S 9S AS", ["10S 10S 9S 9S AS", "KS KS 3S", "8D", "QS QS JS JS"],
+     0, (0, 2), None, (3, "10S 10S 9S 9S", 10)),
+    ("9S 9S 8S 8S 7S 7S AS", ["9S 9S 8S 8S 7S 7S AS", "KS KS QS QS", "8D", "JS JS"], 0, (0, 2), None, None),
+    # trumps do not beat a plain-suit throw; a trump throw is checked within trumps
+    ("AS KS", ["AS KS", "RJ RJ 2H", "3H", "QS"], 0, (0, 2), None, None),
+    ("RJ AH", ["RJ AH", "KH KH", "5S", "QH"], 0, (0, 2), None, None),
+    ("RJ AH", ["RJ AH", "KH KH", "2C", "QH"], 0, (1, 3), None, (2, "AH", -10)),
+    ("RJ 2S", ["RJ 2S", "2D", "2C", "BJ"], 0, (0, 2), None, (3, "2S", 10)),
+    ("RJ 2S", ["RJ 2S", "2D", "2C", "AH"], 0, (0, 2), None, None),
+    # parts of equal rank: the pair before the tractor, the first single of the decomposition
+    ("AH AH 2S 2S 2D 2D", ["AH AH 2S 2S 2D 2D", "2H 2H BJ BJ", "3D", "4D"],
+     0, (0, 2), {"throw_forced_part": "fewest_then_lowest"}, (1, "2D 2D", 40)),
+    ("AH AH 2S 2S 2D 2D", ["AH AH 2S 2S 2D 2D", "2H 2H BJ BJ", "3D", "4D"],
+     0, (0, 2), {"throw_forced_part": "lowest"}, (1, "2D 2D", 40)),
+    ("AH AH 2S 2S 2D 2D", ["AH AH 2S 2S 2D 2D", "2H 2H BJ BJ", "3D", "4D"],
+     0, (0, 2), {"throw_forced_part": "highest"}, (1, "2D 2D", 40)),
+    ("RJ 2S 2D", ["RJ 2S 2D", "3D", "2H", "4D"],
+     0, (0, 2), {"throw_forced_part": "fewest_then_lowest"}, (2, "2S", 20)),
+    ("RJ 2S 2D", ["RJ 2S 2D", "3D", "2H", "4D"], 0, (0, 2), {"throw_forced_part": "lowest"}, (2, "2S", 20)),
+    ("RJ 2S 2D", ["RJ 2S 2D", "3D", "2H", "4D"], 0, (0, 2), {"throw_forced_part": "highest"}, (2, "2S", 20)),
+    # equal units do not beat (the off-suit 2s are equal)
+    ("RJ 2S 2S", ["RJ 2S 2S", "2D 2D", "2C 2C", "3S"], 0, (0, 2), None, None),
+    ("AH AH 2S 2S 3H", ["AH AH 2S 2S 3H", "2D 2D KH KH", "4H", "5H"], 0, (0, 2), None, (1, "3H", 40)),
+    ("AH AH 2S 2S 3H", ["AH AH 2S 2S 3H", "2D 2D 2H 2H", "4H", "5H"], 0, (0, 2), None, (1, "3H", 40)),
+    ("AH AH 2S 2S 3H", ["AH AH 2S 2S 3H", "2D 2D 2H 2H", "4H", "5H"],
+     0, (0, 2), {"throw_forced_part": "highest"}, (1, "2S 2S AH AH", 10)),
+]
+THROWS += [(FORCED_LEAD, FORCED_HANDS, 0, declarers, {"throw_forced_part": option, "throw_penalty": penalty},
+            (blocked, forced, sign * penalty * taken_back))
+           for option, forced, blocked, taken_back in FORCED_PARTS
+           for declarers, sign in (((0, 2), 1), ((1, 3), -1)) for penalty in (10, 20)]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("lead, hands, leader, declarers, rules, verdict", THROWS)
+def test_throw_check(impl, lead, hands, leader, declarers, rules, verdict):
+    if impl == "reference":
+        got = ref.check_throw(parse_cards(lead), [parse_cards(h) for h in hands], leader, declarers, ref_trump(H2),
+                              rules)
+        got = {**got, "forced": [card_str(c) for c in got["forced"]]}
+    else:
+        got = R.trick([lead], H2, hands=hands, leader=leader, declarers=declarers, rules=rules)["throw"]
+    if verdict is None:
+        assert got == {"ok": True, "blocked_by": None, "forced": [], "penalty": 0}
+    else:
+        assert got == {"ok": False, "blocked_by": verdict[0], "forced": verdict[1].split(), "penalty": verdict[2]}
 
 
 def test_throw_stands_and_is_ruffed():
     r = R.trick(["AS KS KS", "AS QS QS", "JS JS 6C", "2S 2S BJ"], H2, hands=THROW_HANDS)
-    assert r["throw"] == {"ok": True, "blocked_by": None, "forced": [], "penalty": 0}
     assert r["lead"] == {"kind": "throw", "units": U("KS KS", "AS")}
     assert r["legal"] == [True, True, True, True]
     assert r["winner"] == 3  # void in spades, a pair and a single in trumps
@@ -450,67 +634,29 @@ def test_throw_stands_and_is_ruffed():
     assert r["winner"] == 0
 
 
-BLOCK_HANDS = ["AS QS QS", "3S 4D 5D", "JS JS 6D", "KS KS 7D"]
-
-
-def test_throw_blocked_by_an_opponent():
+def test_a_blocked_throw_is_answered_as_its_forced_part():
     r = R.trick(["AS QS QS", "3S 4D", "JS JS", "KS KS"], H2, hands=BLOCK_HANDS, declarers=(0, 2))
-    assert r["throw"] == {"ok": False, "blocked_by": 3, "forced": ["QS", "QS"], "penalty": 10}
     assert r["lead"] == {"kind": "pair", "units": U("QS QS")}
     assert r["legal"] == [True, True, True, True]  # the followers answer the pair
     assert r["winner"] == 3 and r["points"] == 20
-    # the thrower is an opponent: the opponents' total falls
-    r = R.trick(["AS QS QS"], H2, hands=BLOCK_HANDS, declarers=(1, 3))
-    assert r["throw"]["penalty"] == -10
     # answering the whole throw instead of the forced pair is illegal
     r = R.trick(["AS QS QS", "3S 4D 5D"], H2, hands=BLOCK_HANDS)
     assert r["legal"] == [True, False]
-
-
-def test_throw_blocked_by_the_partner_and_opponents_only():
-    hands = ["AS QS QS", "3S 4D 5D", "KS KS 6D", "JS JS 7D"]
-    r = R.trick(["AS QS QS"], H2, hands=hands)
-    assert r["throw"] == {"ok": False, "blocked_by": 2, "forced": ["QS", "QS"], "penalty": 10}
-    opp = {"throw_check": "opponents_only"}
-    r = R.trick(["AS QS QS", "3S 4D 5D", "KS KS 6D", "JS JS 7D"], H2, hands=hands, rules=opp)
-    assert r["throw"] == {"ok": True, "blocked_by": None, "forced": [], "penalty": 0}
+    # throw_check = opponents_only: the partner's higher pair does not block, the throw is played
+    plays = ["AS QS QS", "3S 4D 5D", "KS KS 6D", "JS JS 7D"]
+    r = R.trick(plays, H2, hands=plays, rules={"throw_check": "opponents_only"})
     assert r["lead"]["kind"] == "throw" and r["legal"] == [True, True, True, True]
     assert r["winner"] == 0 and r["points"] == 25
-    # the same throw by seat 1 (partner seat 3 holds the JS pair, lower): an opponent blocks
-    hands1 = ["KS KS 6D", "AS QS QS", "3S 4D 5D", "JS JS 7D"]
-    r = R.trick(["AS QS QS"], H2, hands=hands1, leader=1, rules=opp)
-    assert r["throw"] == {"ok": False, "blocked_by": 0, "forced": ["QS", "QS"], "penalty": -10}
 
 
-def test_throw_blocked_by_first_seat_in_playing_order():
-    hands = ["AS 3C 4C", "AS 5C 6C", "KS 9S 9S", "3D 4D 5D"]
-    r = R.trick(["KS 9S 9S"], H2, hands=hands, leader=2)
-    assert r["throw"] == {"ok": False, "blocked_by": 0, "forced": ["KS"], "penalty": 20}  # order: 3, 0, 1
-    r = R.trick(["KS 9S 9S"], H2, hands=hands, leader=2, rules={"throw_check": "opponents_only"})
-    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["KS"], "penalty": 20}  # seat 0 is the partner
-
-
-# tractor 4-3, pair Q, singles K and 9: seat 1 beats K, 9 and the pair; seat 3 beats the tractor and 9
-FORCED_LEAD = "KS QS QS 4S 4S 3S 3S 9S"
-FORCED_HANDS = [FORCED_LEAD, "AS AS 2H 3D 3D 4D 4D 5D", "8D 9D 10D JD QD KD AD 6C", "6S 6S 5S 5S 10S 7C 8C 9C"]
-
-
-@pytest.mark.parametrize(
-    "option, forced, blocked, taken_back",
-    [
-        ("fewest_then_lowest", ["9S"], 1, 7),
-        ("lowest", ["4S", "4S", "3S", "3S"], 3, 4),
-        ("highest", ["KS"], 1, 7),
-    ],
-)
+@pytest.mark.parametrize("option, forced, blocked, taken_back", FORCED_PARTS)
 def test_failed_throw_forced_part(option, forced, blocked, taken_back):
-    for declarers, sign in (((0, 2), 1), ((1, 3), -1)):
+    """The lead becomes the forced part (the verdicts: THROWS)."""
+    for declarers in ((0, 2), (1, 3)):
         for penalty in (10, 20):
             rules = {"throw_forced_part": option, "throw_penalty": penalty}
             r = R.trick([FORCED_LEAD], H2, hands=FORCED_HANDS, declarers=declarers, rules=rules)
-            assert r["throw"] == {"ok": False, "blocked_by": blocked, "forced": forced,
-                                  "penalty": sign * penalty * taken_back}
-            assert r["lead"]["units"] == [forced]
+            assert r["lead"]["units"] == [forced.split()]
 
 
 def test_failed_throw_is_answered_as_its_forced_part():
@@ -526,73 +672,6 @@ def test_failed_throw_is_answered_as_its_forced_part():
     assert r["legal"] == [True, False]
 
 
-def test_failed_throw_fewest_prefers_a_pair_over_a_lower_tractor():
-    hands = ["AS QS QS 4S 4S 3S 3S", "KS KS", "8D", "6S 6S 5S 5S"]
-    r = R.trick(["AS QS QS 4S 4S 3S 3S"], H2, hands=hands)
-    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["QS", "QS"], "penalty": 50}
-    r = R.trick(["AS QS QS 4S 4S 3S 3S"], H2, hands=hands, rules={"throw_forced_part": "lowest"})
-    assert r["throw"] == {"ok": False, "blocked_by": 3, "forced": ["4S", "4S", "3S", "3S"], "penalty": 30}
-    r = R.trick(["AS QS QS 4S 4S 3S 3S"], H2, hands=hands, rules={"throw_forced_part": "highest"})
-    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["QS", "QS"], "penalty": 50}
-
-
-def test_throw_tractor_only_beaten_by_as_many_pairs():
-    lead = "10S 10S 9S 9S AS"
-    r = R.trick([lead], H2, hands=[lead, "KS KS 3S", "QS JS", "7S 7S 6S 6S"])
-    assert r["throw"]["ok"] is True
-    r = R.trick([lead], H2, hands=[lead, "KS KS 3S", "8D", "QS QS JS JS"])
-    assert r["throw"] == {"ok": False, "blocked_by": 3, "forced": ["10S", "10S", "9S", "9S"], "penalty": 10}
-    lead = "9S 9S 8S 8S 7S 7S AS"
-    assert R.trick([lead], H2, hands=[lead, "KS KS QS QS", "8D", "JS JS"])["throw"]["ok"] is True
-
-
-def test_throw_not_beaten_by_trumps_or_equal_cards():
-    lead = "AS KS"
-    r = R.trick([lead], H2, hands=[lead, "RJ RJ 2H", "3H", "QS"])
-    assert r["throw"]["ok"] is True
-    # a trump throw is checked within trumps: 2C beats AH, the equal 2S would not
-    lead = "RJ AH"
-    assert R.trick([lead], H2, hands=[lead, "KH KH", "5S", "QH"])["throw"]["ok"] is True
-    r = R.trick([lead], H2, hands=[lead, "KH KH", "2C", "QH"], declarers=(1, 3))
-    assert r["throw"] == {"ok": False, "blocked_by": 2, "forced": ["AH"], "penalty": -10}
-    lead = "RJ 2S"
-    assert R.trick([lead], H2, hands=[lead, "2D", "2C", "BJ"])["throw"] == {
-        "ok": False, "blocked_by": 3, "forced": ["2S"], "penalty": 10}
-    assert R.trick([lead], H2, hands=[lead, "2D", "2C", "AH"])["throw"]["ok"] is True
-
-
-def test_failed_throw_ties_between_parts():
-    # a tractor and a pair with the same top (the off-suit 2s are equal): every option forces the pair
-    lead = "AH AH 2S 2S 2D 2D"
-    hands = [lead, "2H 2H BJ BJ", "3D", "4D"]
-    assert units(lead) == U("2S 2S AH AH", "2D 2D")
-    for option in ("fewest_then_lowest", "lowest", "highest"):
-        r = R.trick([lead], H2, hands=hands, rules={"throw_forced_part": option})
-        assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["2D", "2D"], "penalty": 40}, option
-    # two equal singles: the first in the decomposition (2S before 2D)
-    lead = "RJ 2S 2D"
-    for option in ("fewest_then_lowest", "lowest", "highest"):
-        r = R.trick([lead], H2, hands=[lead, "3D", "2H", "4D"], rules={"throw_forced_part": option})
-        assert r["throw"] == {"ok": False, "blocked_by": 2, "forced": ["2S"], "penalty": 20}, option
-
-
-def test_throw_equal_units_do_not_beat():
-    lead = "RJ 2S 2S"
-    assert R.trick([lead], H2, hands=[lead, "2D 2D", "2C 2C", "3S"])["throw"]["ok"] is True
-    lead = "AH AH 2S 2S 3H"
-    r = R.trick([lead], H2, hands=[lead, "2D 2D KH KH", "4H", "5H"])
-    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["3H"], "penalty": 40}  # only the 3H
-    r = R.trick([lead], H2, hands=[lead, "2D 2D 2H 2H", "4H", "5H"])
-    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["3H"], "penalty": 40}
-    r = R.trick([lead], H2, hands=[lead, "2D 2D 2H 2H", "4H", "5H"], rules={"throw_forced_part": "highest"})
-    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["2S", "2S", "AH", "AH"], "penalty": 10}
-
-
-def test_throw_penalty_zero():
-    r = R.trick([FORCED_LEAD], H2, hands=FORCED_HANDS, rules={"throw_penalty": 0})
-    assert r["throw"] == {"ok": False, "blocked_by": 1, "forced": ["9S"], "penalty": 0}
-
-
 def test_non_throw_leads_are_not_checked():
     hands = ["3S 3S 4S 4S", "AS AS KS KS QS QS", "8D", "9D"]
     for lead, kind_, unit in (("3S", "single", "3S"), ("3S 3S", "pair", "3S 3S"),
@@ -605,146 +684,163 @@ def test_non_throw_leads_are_not_checked():
 # Following
 
 
-def test_follow_suit():
-    assert follow("3S 4H 5D", "AS", "3S")
-    assert not follow("3S 4H 5D", "AS", "4H")
-    assert follow("4H 5D", "AS", "5D")  # void: anything
-    assert follow("4H 5D", "AS", "4H")
-    assert follow("5H 5S", "BJ", "5H")  # hearts are trumps
-    assert not follow("5H 5S", "BJ", "5S")
+FOLLOW_TRACTOR = {"follow_tractor": "tractor"}
+FOLLOWS = [  # (hand, lead, play, trump, rules, legal)
+    # follow the led suit (trumps are one suit); void in it: anything
+    ("3S 4H 5D", "AS", "3S", H2, None, True),
+    ("3S 4H 5D", "AS", "4H", H2, None, False),
+    ("4H 5D", "AS", "5D", H2, None, True),  # void: anything
+    ("4H 5D", "AS", "4H", H2, None, True),
+    ("5H 5S", "BJ", "5H", H2, None, True),  # hearts are trumps
+    ("5H 5S", "BJ", "5S", H2, None, False),
+    ("3S 4H 5D", "AS", "5D", H2, None, False),
+    ("2D 5S", "2S", "2D", H2, None, True),
+    ("2D 5S", "2S", "5S", H2, None, False),
+    # fewer cards of the suit than the lead: all of them
+    ("3S 9D 9D 4C 7H", "KS KS QS QS", "3S 9D 9D 4C", H2, None, True),
+    ("3S 9D 9D 4C 7H", "KS KS QS QS", "3S 9D 7H 4C", H2, None, True),
+    ("3S 9D 9D 4C 7H", "KS KS QS QS", "9D 9D 4C 7H", H2, None, False),
+    ("3S 5S 9D 9D 4C", "KS KS QS QS", "3S 5S 9D 4C", H2, None, True),
+    ("3S 5S 9D 9D 4C", "KS KS QS QS", "3S 9D 9D 4C", H2, None, False),
+    # a pair lead owes a pair if one is held (equal off-suit rank cards are no pair)
+    ("3S 3S 5S 6D", "KS KS", "3S 3S", H2, None, True),
+    ("3S 3S 5S 6D", "KS KS", "5S 3S", H2, None, False),
+    ("3S 5S 7S 6D", "KS KS", "7S 3S", H2, None, True),  # no pair held: any two
+    ("3S 5S 6D", "KS KS", "3S 5S", H2, None, True),
+    ("2S 2D 3C 4C", "AH AH", "2S 2D", H2, None, True),
+    ("2S 2D 3C 4C", "AH AH", "2S 3C", H2, None, False),
+    ("2S 2S 2D 3C", "AH AH", "2S 2D", H2, None, False),
+    ("2S 2S 2D 3C", "AH AH", "2S 2S", H2, None, True),
+    ("3S 5S 6D", "KS KS", "3S 6D", H2, None, False),
+    # a tractor of k pairs owes k pairs, not a tractor (unless follow_tractor)
+    ("3S 3S 7S 7S 9S 10S", "KS KS QS QS", "3S 3S 7S 7S", H2, None, True),  # the pairs need not be consecutive
+    ("3S 3S 7S 7S 9S 10S", "KS KS QS QS", "3S 3S 9S 10S", H2, None, False),
+    ("3S 3S 7S 9S 10S", "KS KS QS QS", "3S 3S 9S 10S", H2, None, True),  # one pair held: one owed
+    ("3S 3S 7S 9S 10S", "KS KS QS QS", "3S 7S 9S 10S", H2, None, False),
+    ("3S 3S 5S 5S 7S 7S 9S", "KS KS QS QS JS JS", "3S 3S 5S 5S 7S 7S", H2, None, True),
+    ("3S 3S 5S 5S 7S 7S 9S", "KS KS QS QS JS JS", "3S 3S 5S 5S 7S 9S", H2, None, False),
+    ("3S 3S 4S 4S 9S 9S", "KS KS QS QS", "3S 3S 9S 9S", H2, None, True),
+    ("3S 3S 4S 4S 9S 9S", "KS KS QS QS", "3S 3S 9S 9S", H2, FOLLOW_TRACTOR, False),
+    ("3S 3S 4S 4S 9S 9S", "KS KS QS QS", "4S 4S 3S 3S", H2, FOLLOW_TRACTOR, True),
+    ("3S 3S 5S 5S 9S 9S", "KS KS QS QS", "3S 3S 9S 9S", H2, FOLLOW_TRACTOR, True),
+    # a throw owes all its pairs
+    ("3S 3S 5S 5S 6S 8S", "AS QS QS 9S 9S", "3S 3S 5S 5S 6S", H2, None, True),
+    ("3S 3S 5S 5S 6S 8S", "AS QS QS 9S 9S", "3S 3S 5S 6S 8S", H2, None, False),
+    ("3S 3S 5S 6S 8S 7D", "AS QS QS 9S 9S", "3S 3S 5S 6S 8S", H2, None, True),
+    ("3S 3S 5S 5S 6S 8S", "AS KS QS QS", "3S 3S 5S 6S", H2, None, True),  # one pair in the lead
+    ("3S 3S 5S 5S 6S 8S", "AS KS QS JS", "8S 6S 5S 3S", H2, None, True),  # no pair in the lead
+    # no follow at all: cards not held, the wrong number
+    ("3S 4S", "AS", "5S", H2, None, False),  # not in the hand
+    ("3S 4S", "AS", "3S 4S", H2, None, False),  # too many
+    ("3S 4S", "AS AS", "3S", H2, None, False),  # too few
+    ("3S 4S", "AS AS", "3S 3S", H2, None, False),  # one 3S only
+    ("3S 3S 4S", "AS AS", "3S 3S", H2, None, True),
+]
 
 
-def test_follow_with_fewer_cards_plays_all_of_them():
-    lead = "KS KS QS QS"
-    assert follow("3S 9D 9D 4C 7H", lead, "3S 9D 9D 4C")
-    assert follow("3S 9D 9D 4C 7H", lead, "3S 9D 7H 4C")
-    assert not follow("3S 9D 9D 4C 7H", lead, "9D 9D 4C 7H")
-    assert follow("3S 5S 9D 9D 4C", lead, "3S 5S 9D 4C")
-    assert not follow("3S 5S 9D 9D 4C", lead, "3S 9D 9D 4C")
-
-
-def test_follow_pair_obligation():
-    assert follow("3S 3S 5S 6D", "KS KS", "3S 3S")
-    assert not follow("3S 3S 5S 6D", "KS KS", "5S 3S")
-    assert follow("3S 5S 7S 6D", "KS KS", "7S 3S")  # no pair held: any two
-    assert follow("3S 5S 6D", "KS KS", "3S 5S")
-    # equal off-suit rank cards are no pair
-    assert follow("2S 2D 3C 4C", "AH AH", "2S 2D")
-    assert not follow("2S 2D 3C 4C", "AH AH", "2S 3C")
-    assert not follow("2S 2S 2D 3C", "AH AH", "2S 2D")
-    assert follow("2S 2S 2D 3C", "AH AH", "2S 2S")
-
-
-def test_follow_tractor_owes_k_pairs_not_a_tractor():
-    lead = "KS KS QS QS"
-    assert follow("3S 3S 7S 7S 9S 10S", lead, "3S 3S 7S 7S")  # need not be consecutive
-    assert not follow("3S 3S 7S 7S 9S 10S", lead, "3S 3S 9S 10S")
-    assert follow("3S 3S 7S 9S 10S", lead, "3S 3S 9S 10S")  # one pair held: one owed
-    assert not follow("3S 3S 7S 9S 10S", lead, "3S 7S 9S 10S")
-    lead3 = "KS KS QS QS JS JS"
-    assert follow("3S 3S 5S 5S 7S 7S 9S", lead3, "3S 3S 5S 5S 7S 7S")
-    assert not follow("3S 3S 5S 5S 7S 7S 9S", lead3, "3S 3S 5S 5S 7S 9S")
-    # the shape is otherwise free, unless the follow_tractor option is on
-    hand = "3S 3S 4S 4S 9S 9S"
-    assert follow(hand, lead, "3S 3S 9S 9S")
-    assert not follow(hand, lead, "3S 3S 9S 9S", rules={"follow_tractor": "tractor"})
-    assert follow(hand, lead, "4S 4S 3S 3S", rules={"follow_tractor": "tractor"})
-    assert follow("3S 3S 5S 5S 9S 9S", lead, "3S 3S 9S 9S", rules={"follow_tractor": "tractor"})
-
-
-def test_follow_throw_owes_all_its_pairs():
-    lead = "AS QS QS 9S 9S"
-    assert follow("3S 3S 5S 5S 6S 8S", lead, "3S 3S 5S 5S 6S")
-    assert not follow("3S 3S 5S 5S 6S 8S", lead, "3S 3S 5S 6S 8S")
-    assert follow("3S 3S 5S 6S 8S 7D", lead, "3S 3S 5S 6S 8S")
-    assert follow("3S 3S 5S 5S 6S 8S", "AS KS QS QS", "3S 3S 5S 6S")  # one pair in the lead
-    assert follow("3S 3S 5S 5S 6S 8S", "AS KS QS JS", "8S 6S 5S 3S")  # no pair in the lead
-
-
-def test_follow_bad_plays():
-    assert not follow("3S 4S", "AS", "5S")  # not in the hand
-    assert not follow("3S 4S", "AS", "3S 4S")  # too many
-    assert not follow("3S 4S", "AS AS", "3S")  # too few
-    assert not follow("3S 4S", "AS AS", "3S 3S")  # one 3S only
-    assert follow("3S 3S 4S", "AS AS", "3S 3S")
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("hand, lead, play, trump, rules, legal", FOLLOWS + ORDER_FOLLOWS)
+def test_follow(impl, hand, lead, play, trump, rules, legal):
+    if impl == "reference":
+        got = ref.legal_follow(parse_cards(hand), parse_cards(lead), parse_cards(play), ref_trump(trump), rules)
+    else:
+        got = follow(hand, lead, play, trump, rules)
+    assert bool(got) is legal
 
 
 # ---------------------------------------------------------------------------
 # Winners
 
 
-def test_single_lead_winner():
-    assert win(["AS", "KS", "3S", "4S"]) == 0
-    assert win(["5S", "AD", "3S", "6S"]) == 3  # off-suit aces never win
-    assert win(["AS", "3H", "KS", "4S"]) == 1  # ruff
-    assert win(["AS", "3H", "5H", "4S"]) == 2  # over-ruff
-    assert win(["AS", "5H", "2C", "KS"]) == 2  # an off-suit rank card is a higher trump
-    assert win(["5S", "AD", "BJ", "RJ"]) == 3
+WINNERS = [  # (plays in playing order, leader's seat, trump, rules, the winner's seat)
+    # a single lead
+    (["AS", "KS", "3S", "4S"], 0, H2, None, 0),
+    (["5S", "AD", "3S", "6S"], 0, H2, None, 3),  # off-suit aces never win
+    (["AS", "3H", "KS", "4S"], 0, H2, None, 1),  # ruff
+    (["AS", "3H", "5H", "4S"], 0, H2, None, 2),  # over-ruff
+    (["AS", "5H", "2C", "KS"], 0, H2, None, 2),  # an off-suit rank card is a higher trump
+    (["5S", "AD", "BJ", "RJ"], 0, H2, None, 3),
+    (["AS", "3H", "5H", "KS"], 1, H2, None, 3),  # higher ruff
+    (["AS", "5H", "3H", "2C"], 1, H2, None, 0),  # 2C trump beats 5H
+    (["AS", "2S", "2D", "3S"], 3, H2, None, 0),  # equal trumps: earlier
+    (["KS", "KS", "QS", "3S"], 2, H2, None, 2),
+    # a pair lead
+    (["5S 5S", "AS KS", "6S 6S", "3H 4H"], 0, H2, None, 2),  # only pairs compete: 3H 4H is no pair
+    (["5S 5S", "3H 3H", "6S 6S", "AD AD"], 0, H2, None, 1),  # pair ruff
+    (["5S 5S", "2S 2D", "3S 4S", "6D 6D"], 0, H2, None, 0),  # 2S 2D: equal, not identical: no pair
+    (["5S 5S", "RJ BJ", "6S 6S", "3D 4D"], 0, H2, None, 2),
+    (["5S 5S", "3H 3H", "2S 2S", "2H 2H"], 0, H2, None, 3),
+    (["KS KS", "AS 3H", "QS QS", "AS AS"], 0, H2, None, 3),
+    (["5S 5S", "3H 3H", "2S 2S", "2D 2D"], 1, H2, None, 3),  # 2D pair = 2S pair: earlier
+    (["5S 5S", "RJ RJ", "2H 2H", "AS AS"], 1, H2, None, 2),
+    # a tractor lead
+    (["5S 5S 6S 6S", "3H 3H 4H 4H", "8S 8S 9S 9S", "AS AS KS 3S"], 0, H2, None, 1),  # tractor ruff
+    # the ruff is no tractor: the higher tractor in suit
+    (["5S 5S 6S 6S", "3H 3H 5H 5H", "8S 8S 9S 9S", "AS AS KS KS"], 0, H2, None, 3),
+    (["5S 5S 6S 6S", "3H 3H 5H 5H", "8S 8S 10S 10S", "AS AS 3S 4S"], 0, H2, None, 0),  # no other tractor at all
+    (["5S 5S 6S 6S", "AH AH 2S 2S", "2D 2D 2H 2H", "3H 3H 4H 4H"], 0, H2, None, 2),  # across the rank
+    (["5S 5S 6S 6S", "2D 2D 2S 2S", "3H 3H 4H 4H"], 0, H2, None, 2),  # two off-suit 2 pairs: no tractor
+    (["5S 5S 6S 6S 7S 7S", "8S 8S 9S 9S 10S 10S", "3H 3H 4H 4H 6H 6H"], 0, H2, None, 1),
+    (["5S 5S 6S 6S 7S 7S", "8S 8S 9S 9S JS JS", "3H 3H 4H 4H 5H 5H"], 0, H2, None, 2),
+    (["5S 5S 6S 6S 7S 7S", "RJ RJ BJ BJ 3H 3H", "KS KS QS QS 3S 3S"], 0, H2, None, 0),
+    (["AH AH 2S 2S 2H 2H BJ BJ", "3H 3H 4H 4H 5H 5H 6H 6H", "KH KH QH QH JH JH 10H 10H"], 0, H2, None, 0),
+    (["5S 5S 6S 6S", "3H 3H 4H 4H", "AH AH 2S 2S", "2D 2D 2C 2C"], 1, H2, None, 3),
+    (["5S 5S 6S 6S", "AH AH 2S 2S", "AH AH 2D 2D", "3H 3H 4H 4H"], 1, H2, None, 2),  # tie: earlier
+    (["5S 5S 6S 6S 7S 7S", "8S 8S 9S 9S JS JS", "AH AH KH KH 3H 3H"], 1, H2, None, 1),
+    # a throw: only a ruff of the same arrangement, all trumps, beats it
+    (["AS KS KS", "3H 4H 4H", "3S 4S 5S", "6S 7S 8S"], 0, H2, None, 1),
+    (["AS KS KS", "3H 4H 5H", "3S 4S 5S", "6S 7S 8S"], 0, H2, None, 0),  # three singles: the wrong arrangement
+    (["AS KS KS", "3H 4H 4C", "3S 4S 5S", "6S 7S 8S"], 0, H2, None, 0),  # not all trumps
+    (["AS KS KS", "3H 4H 4H", "5H 9H 9H", "AH 6H 6H"], 0, H2, None, 2),  # several ruffers: the highest pair
+    (["AS KS KS", "3H 2S 2S", "AH 2D 2D", "5C 6C 7C"], 0, H2, None, 1),  # equal pairs: the earlier, whatever the single
+    (["AS KS", "3H 9H", "4H 8H", "RJ 3H"], 0, H2, None, 3),  # no pairs: the highest single
+    (["AS QS QS 10S 10S", "3H 5H 5H 6H 6H", "3S 4S 5S 6S 7S", "3D 4D 5D 6D 7D"], 0, H2, None, 0),  # tractor: wrong
+    (["AS QS QS 10S 10S", "3H 5H 5H 8H 8H", "3S 4S 5S 6S 7S", "3D 4D 5D 6D 7D"], 0, H2, None, 1),
+    (["AS AS KS KS 3S", "5H 3H 3H 4H 4H", "AH 5H 5H 6H 6H", "9H JH JH 10H 10H"], 0, H2, None, 3),
+    (["AS AS KS KS 3S", "BJ 3H 3H 4H 4H", "AH 5H 5H 6H 6H", "3S 4S 5S 6S 7S"], 0, H2, None, 2),
+    (["AS AS JS JS 8S 8S", "3H 3H 4H 4H 7H 9H", "3D 4D 5D 6D 7D 8D"], 0, H2, None, 0),
+    (["AS AS JS JS 8S 8S", "3H 3H 5H 5H 9H 9H", "3D 4D 5D 6D 7D 8D"], 0, H2, None, 1),
+    (["RJ AH", "BJ BJ", "2H 2S", "3S 4S"], 0, H2, None, 0),
+    (["AS KS KS", "3H 9H 9H", "5H 9H 9H", "AH 6H 6H"], 1, H2, None, 2),  # tie: earlier
+    (["AS QS QS 10S 10S", "3H 5H 5H 8H 8H", "2S 2S 2D 2D 4H", "3D 4D 5D 6D 7D"], 1, H2, None, 3),
+    (["AS AS KS KS 3S", "5H 3H 3H 4H 4H", "AH 5H 5H 6H 6H", "3S 4S 5S 6S 7S"], 0, H2, None, 2),
+    (["AS AS KS KS 3S", "AH 3H 3H 5H 5H", "3S 4S 5S 6S 7S", "3D 4D 5D 6D 7D"], 0, H2, None, 0),
+    (["RJ AH", "BJ BJ", "2H 2S", "3S 4S"], 2, H2, None, 2),
+    # ties go to the earlier play, whoever leads
+    (["KS", "KS", "QS", "3S"], 0, H2, None, 0),
+    (["AS", "2S", "2D", "3S"], 0, H2, None, 1),
+    (["AS", "2S", "2D", "3S"], 2, H2, None, 3),
+    (["5S 5S", "2S 2S", "2D 2D", "2C 2C"], 0, H2, None, 1),
+    (["AS", "3H", "3H"], 1, H2, None, 2),
+    (["AS", "3H", "3H", "2C"], 1, H2, None, 0),
+    # a single lead with no trump suit (option: rank cards stay trumps)
+    (["AS", "2H", "3S", "4S"], 1, NT2, None, 1),
+    (["AS", "2H", "BJ", "4S"], 1, NT2, None, 3),
+    (["AS", "2H", "BJ", "4S"], 1, NT2, RTNT, 3),
+    (["AS", "2H", "3S", "4S"], 1, NT2, RTNT, 2),
+    # a trick not yet complete
+    (["AS"], 3, H2, None, 3),
+    (["AS", "3H"], 3, H2, None, 0),
+    (["5S 5S", "6S 6S", "3H 4H"], 2, H2, None, 3),
+    (["AS KS KS", "3H 4H 4H"], 1, H2, None, 2),
+]
 
 
-def test_pair_lead_winner():
-    assert win(["5S 5S", "AS KS", "6S 6S", "3H 4H"]) == 2  # only pairs compete
-    assert win(["5S 5S", "3H 3H", "6S 6S", "AD AD"]) == 1  # pair ruff
-    assert win(["5S 5S", "2S 2D", "3S 4S", "6D 6D"]) == 0  # 2S 2D: equal, not a pair
-    assert win(["5S 5S", "RJ BJ", "6S 6S", "3D 4D"]) == 2
-    assert win(["5S 5S", "3H 3H", "2S 2S", "2H 2H"]) == 3
-    assert win(["KS KS", "AS 3H", "QS QS", "AS AS"]) == 3
-
-
-def test_tractor_lead_winner():
-    assert win(["5S 5S 6S 6S", "3H 3H 4H 4H", "8S 8S 9S 9S", "AS AS KS 3S"]) == 1  # tractor ruff
-    assert win(["5S 5S 6S 6S", "3H 3H 5H 5H", "8S 8S 9S 9S", "AS AS KS KS"]) == 3  # ruff is no tractor
-    assert win(["5S 5S 6S 6S", "3H 3H 5H 5H", "8S 8S 10S 10S", "AS AS 3S 4S"]) == 0  # no tractor at all
-    assert win(["5S 5S 6S 6S", "AH AH 2S 2S", "2D 2D 2H 2H", "3H 3H 4H 4H"]) == 2  # across the rank
-    assert win(["5S 5S 6S 6S", "2D 2D 2S 2S", "3H 3H 4H 4H"]) == 2  # two off-suit 2 pairs: no tractor
-    # tractors of 3 pairs: only a tractor of 3 pairs competes
-    assert win(["5S 5S 6S 6S 7S 7S", "8S 8S 9S 9S 10S 10S", "3H 3H 4H 4H 6H 6H"]) == 1
-    assert win(["5S 5S 6S 6S 7S 7S", "8S 8S 9S 9S JS JS", "3H 3H 4H 4H 5H 5H"]) == 2
-    assert win(["5S 5S 6S 6S 7S 7S", "RJ RJ BJ BJ 3H 3H", "KS KS QS QS 3S 3S"]) == 0
-    assert win(["AH AH 2S 2S 2H 2H BJ BJ", "3H 3H 4H 4H 5H 5H 6H 6H", "KH KH QH QH JH JH 10H 10H"]) == 0
-
-
-def test_throw_lead_winner():
-    lead = "AS KS KS"  # single + pair
-    assert win([lead, "3H 4H 4H", "3S 4S 5S", "6S 7S 8S"]) == 1
-    assert win([lead, "3H 4H 5H", "3S 4S 5S", "6S 7S 8S"]) == 0  # three singles: wrong arrangement
-    assert win([lead, "3H 4H 4C", "3S 4S 5S", "6S 7S 8S"]) == 0  # not all trumps
-    assert win([lead, "3H 4H 4H", "5H 9H 9H", "AH 6H 6H"]) == 2  # several ruffers: the highest pair
-    assert win([lead, "3H 2S 2S", "AH 2D 2D", "5C 6C 7C"]) == 1  # equal pairs: the earlier, whatever the single
-    assert win(["AS KS", "3H 9H", "4H 8H", "RJ 3H"]) == 3  # no pairs: the highest single
-    # a single + two separate pairs: a tractor is the wrong arrangement
-    lead = "AS QS QS 10S 10S"
-    assert win([lead, "3H 5H 5H 6H 6H", "3S 4S 5S 6S 7S", "3D 4D 5D 6D 7D"]) == 0
-    assert win([lead, "3H 5H 5H 8H 8H", "3S 4S 5S 6S 7S", "3D 4D 5D 6D 7D"]) == 1
-    # with a tractor in the arrangement the tractors are compared
-    lead = "AS AS KS KS 3S"
-    assert win([lead, "5H 3H 3H 4H 4H", "AH 5H 5H 6H 6H", "9H JH JH 10H 10H"]) == 3
-    assert win([lead, "BJ 3H 3H 4H 4H", "AH 5H 5H 6H 6H", "3S 4S 5S 6S 7S"]) == 2
-    # as many units, another arrangement: three pairs against a tractor and two singles
-    lead = "AS AS JS JS 8S 8S"
-    assert win([lead, "3H 3H 4H 4H 7H 9H", "3D 4D 5D 6D 7D 8D"]) == 0
-    assert win([lead, "3H 3H 5H 5H 9H 9H", "3D 4D 5D 6D 7D 8D"]) == 1
-    # a throw in trumps: the leader wins
-    assert win(["RJ AH", "BJ BJ", "2H 2S", "3S 4S"]) == 0
-
-
-def test_ties_go_to_the_earlier_play():
-    assert win(["KS", "KS", "QS", "3S"]) == 0
-    assert win(["AS", "2S", "2D", "3S"]) == 1
-    assert win(["AS", "2S", "2D", "3S"], leader=2) == 3
-    assert win(["5S 5S", "2S 2S", "2D 2D", "2C 2C"]) == 1
-    assert win(["AS", "3H", "3H"], leader=1) == 2
-    assert win(["AS", "3H", "3H", "2C"], leader=1) == 0
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("plays, leader, trump, rules, winner", WINNERS + ORDER_WINNERS)
+def test_trick_winner(impl, plays, leader, trump, rules, winner):
+    if impl == "reference":
+        assert ref.trick_winner([parse_cards(p) for p in plays], leader, ref_trump(trump), rules) == winner
+    else:
+        assert win(plays, trump, leader, rules) == winner
 
 
 def test_partial_tricks():
+    """A trick not yet complete: its points and legality (its winners are WINNERS')."""
     r = R.trick(["AS"], H2, leader=3)
-    assert r["winner"] == 3 and r["points"] == 0 and r["legal"] == [None]
-    assert win(["AS", "3H"], leader=3) == 0
-    assert R.trick(["5S 5S", "6S 6S", "3H 4H"], H2, leader=2)["winner"] == 3
+    assert r["points"] == 0 and r["legal"] == [None]
     assert R.trick(["5S 5S", "6S 6S", "3H 4H"], H2, leader=2)["points"] == 10
-    r = R.trick(["AS KS KS", "3H 4H 4H"], H2, leader=1)
-    assert r["winner"] == 2 and r["points"] == 20
+    assert R.trick(["AS KS KS", "3H 4H 4H"], H2, leader=1)["points"] == 20
     r = R.trick(["KS", "AS KS"], H2)  # a play of the wrong size is illegal and never wins
     assert r["legal"] == [None, False] and r["winner"] == 0
     assert win(["7H", "10H QH"]) == 0
@@ -757,21 +853,33 @@ def test_partial_tricks():
 KITTY = "KS 10D 5C 5H 3S 4S 6S 7S"  # 30 points
 
 
-@pytest.mark.parametrize(
-    "lead, size, pow2, largest",
-    [
-        ("3S", 60, 60, 60),
-        ("3S 3S", 120, 120, 120),
-        ("3S 3S 4S 4S 5S 5S", 360, 480, 360),
-        ("AS QS QS 9S 9S", 300, 240, 120),
-        ("AS KS 9S 8S 7S", 300, 60, 60),  # docs/rules.md: a lead of 5 cards, x10
-    ],
-)
-def test_kitty_bonus(lead, size, pow2, largest):
-    assert R.kitty_bonus(KITTY, lead) == size
-    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "twice_lead_size"}) == size
-    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "pow2_pairs"}) == pow2
-    assert R.kitty_bonus(KITTY, lead, {"kitty_multiplier": "twice_largest_unit"}, trump=H2) == largest
+NO_POINTS = "3S 4S 6S 7S 8S 9S JS QS"
+KITTY_BONUS = [  # (kitty, last lead, {kitty_multiplier: bonus}; None: the default), hearts trump, rank 2
+    (KITTY, "3S", {None: 60, "twice_lead_size": 60, "pow2_pairs": 60, "twice_largest_unit": 60}),
+    (KITTY, "3S 3S", {None: 120, "twice_lead_size": 120, "pow2_pairs": 120, "twice_largest_unit": 120}),
+    (KITTY, "3S 3S 4S 4S 5S 5S", {None: 360, "twice_lead_size": 360, "pow2_pairs": 480, "twice_largest_unit": 360}),
+    (KITTY, "AS QS QS 9S 9S", {None: 300, "twice_lead_size": 300, "pow2_pairs": 240, "twice_largest_unit": 120}),
+    (KITTY, "AS KS", {None: 120, "twice_lead_size": 120, "pow2_pairs": 60, "twice_largest_unit": 60}),
+    # docs/rules.md: a lead of 5 cards, x10
+    (KITTY, "AS KS 9S 8S 7S", {None: 300, "twice_lead_size": 300, "pow2_pairs": 60, "twice_largest_unit": 60}),
+    (NO_POINTS, "AS", {None: 0}),
+    (NO_POINTS, "AS AS KS KS", {None: 0}),
+    ("KS KS 10S 10S 5S 5S 5D 5D", "AS", {None: 2 * 60}),
+]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+@pytest.mark.parametrize("kitty, lead, bonus", KITTY_BONUS)
+def test_kitty_bonus(impl, kitty, lead, bonus):
+    for mode, want in bonus.items():
+        rules = None if mode is None else {"kitty_multiplier": mode}
+        if impl == "reference":
+            got = ref.kitty_bonus(parse_cards(kitty), parse_cards(lead), ref_trump(H2), rules)
+        elif mode == "twice_largest_unit":  # the referee needs the trump for this one only
+            got = R.kitty_bonus(kitty, lead, rules, trump=H2)
+        else:
+            got = R.kitty_bonus(kitty, lead, rules)
+        assert got == want, mode
 
 
 def test_kitty_bonus_largest_unit_depends_on_the_trump():
@@ -786,13 +894,9 @@ def test_kitty_bonus_largest_unit_depends_on_the_trump():
         R.kitty_bonus(KITTY, "")
 
 
-def test_kitty_bonus_without_points():
-    assert R.kitty_bonus("3S 4S 6S 7S 8S 9S JS QS", "AS AS KS KS") == 0
-    assert R.kitty_bonus("KS KS 10S 10S 5S 5S 5D 5D", "AS") == 2 * 60
-
-
 LEVEL_EDGES = [
     (-40, "p<=0", "declarers", 3),
+    (-10, "p<=0", "declarers", 3),
     (-5, "p<=0", "declarers", 3),
     (0, "p<=0", "declarers", 3),
     (5, "5-35", "declarers", 2),
@@ -812,12 +916,17 @@ LEVEL_EDGES = [
     (280, "280-315", "opponents", 5),
     (315, "280-315", "opponents", 5),
     (320, "320-355", "opponents", 6),
+    (600, "600-635", "opponents", 13),
 ]
 
 
+@pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize("p, row, winner, levels", LEVEL_EDGES)
-def test_level_table(p, row, winner, levels):
+def test_level_table(impl, p, row, winner, levels):
     keep = winner == "declarers"
+    if impl == "reference":
+        assert ref.level_change(p) == {"winner": winner, "levels": levels, "declarers_keep": keep}
+        return
     assert R.level_change(p) == {
         "row": row,
         "winner": winner,
@@ -838,38 +947,53 @@ def test_level_change_input_errors():
 # 7. Match: next starter, match end
 
 
-def test_next_starter():
-    for starter in range(4):
-        assert S.next_starter(starter, True) == (starter + 2) % 4  # the partner
-        assert S.next_starter(starter, False) == (starter + 1) % 4  # the player to the right: next to act
-    assert S.next_starter(3, True) == 1 and S.next_starter(3, False) == 0
-    assert S.next_starter(1, S.level_change(75)[0]) == 3
-    assert S.next_starter(1, S.level_change(80)[0]) == 2
+NEXT_STARTERS = [  # (starter, the declarers keep, the next starter)
+    (0, True, 2), (1, True, 3), (2, True, 0), (3, True, 1),  # the partner
+    (0, False, 1), (1, False, 2), (2, False, 3), (3, False, 0),  # the player to the right: next to act
+]
+STARTERS_AFTER = [(1, 75, 3), (1, 80, 2), (2, 75, 0), (2, 80, 3)]  # (starter, opponents' points, next starter)
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_next_starter(impl):
+    if impl == "reference":
+        after, keeps = ref.next_starter, lambda p: ref.level_change(p)["declarers_keep"]
+    else:
+        after, keeps = S.next_starter, lambda p: S.level_change(p)[0]
+    assert [after(starter, keep) for starter, keep, _ in NEXT_STARTERS] == [n for _, _, n in NEXT_STARTERS]
+    assert [after(starter, keeps(p)) for starter, p, _ in STARTERS_AFTER] == [n for _, _, n in STARTERS_AFTER]
 
 
 def test_levels_2_to_ace():
     assert [RANKS[i] for i in range(13)] == "2 3 4 5 6 7 8 9 10 J Q K A".split()
 
 
+@pytest.mark.parametrize("impl", IMPLS)
 @pytest.mark.parametrize(
-    "mode, levels, winner",
+    "mode, levels, winner",  # winner None: the match goes on
     [
         ("pass_ace", (11 + 2, 5), 0),  # a team at K gaining 2 passes the Ace
         ("pass_ace", (12 + 1, 5), 0),  # at A gaining 1
         ("pass_ace", (11 + 3, 5), 0),
-        ("pass_ace", (12, 5), -1),  # at the Ace: not yet
-        ("pass_ace", (10 + 2, 12), -1),
+        ("pass_ace", (12, 5), None),  # at the Ace: not yet
+        ("pass_ace", (10 + 2, 12), None),
+        ("pass_ace", (12, 12), None),
         ("pass_ace", (3, 13), 1),
-        ("pass_ace", (0, 0), -1),
+        ("pass_ace", (3, 14), 1),
+        ("pass_ace", (0, 0), None),
         ("reach_ace", (12, 5), 0),  # reaching the Ace ends it
-        ("reach_ace", (11, 5), -1),
+        ("reach_ace", (11, 5), None),
         ("reach_ace", (4, 12), 1),
         ("reach_ace", (4, 13), 1),
-        ("reach_ace", (11, 11), -1),
+        ("reach_ace", (11, 11), None),
     ],
 )
-def test_match_end(mode, levels, winner):
-    assert S.match_winner(levels[0], levels[1], Rules(match_end=mode).encode()) == winner
+def test_match_end(impl, mode, levels, winner):
+    if impl == "reference":
+        assert ref.match_winner(list(levels), {"match_end": mode}) == winner
+    else:
+        got = S.match_winner(levels[0], levels[1], Rules(match_end=mode).encode())
+        assert got == (-1 if winner is None else winner)
 
 
 # ===========================================================================

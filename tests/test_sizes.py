@@ -1,4 +1,5 @@
-"""Game sizes (tractor_sim.rules.sizes): the sizes of section 9, the generated kernels of each, and where a
+"""Game sizes (tractor_sim.rules.sizes, hence this file's name; the size constants of the compiled package
+are tests/test_dims.py's): the sizes of section 9, the generated kernels of each, and where a
 user meets them (experiments, runs, the report).  The rules played at those sizes are judged play by
 play by tests/test_sized_deals.py."""
 
@@ -179,9 +180,9 @@ def test_a_plugin_plays_at_another_size_compiled_for_it(tmp_path):
     pkg = packages.compiled_package(GameSize(6, 3))
     copies = [m for name, m in sys.modules.items() if name.startswith(pkg.__name__ + ".plugin_") and "mine" in name]
     assert copies and copies[0].partner_of(4) == 0  # seat 4's partner at six seats (4 + 2) % 6
-    from tractor_sim.play import registry as S
+    from tractor_sim.play.registry.variants import _sized_dispatcher
 
-    assert S._sized_dispatcher(pkg, ("follow", "grab_points_sized")).targetoptions.get("boundscheck")
+    assert _sized_dispatcher(pkg, ("follow", "grab_points_sized")).targetoptions.get("boundscheck")
 
 
 def test_a_strategy_without_a_source_file_is_refused_at_another_size(tmp_path):

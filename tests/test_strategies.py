@@ -17,10 +17,13 @@ import pytest
 from numba import njit
 
 from tractor_sim.core.strategies import lead as lead_strategies
+from tests.views import counts, ids, lead_info, make_view
 from tractor_sim.play import registry as S
+from tractor_sim.play.registry.declared import _STRATEGIES
+from tractor_sim.play.registry.variants import _lean
 from tractor_sim.play.game import Game
 from tractor_sim.core import lib as sl
-from tractor_sim.rules.cards import parse_card, parse_cards
+from tractor_sim.rules.cards import parse_card
 from tractor_sim.core.kernels import combos as C
 from tractor_sim.core.kernels.declare import can_declare
 from tractor_sim.core.kernels.order import trump_table
@@ -40,74 +43,8 @@ S.load_builtins()
 # ---------------------------------------------------------------- building views
 
 
-def ids(cards):
-    """'AS 10H' or ['AS', '10H'] or [12, 21] -> list of card ids."""
-    cards = parse_cards(cards) if isinstance(cards, str) else list(cards)
-    return [parse_card(c) if isinstance(c, str) else int(c) for c in cards]
-
-
 def srt(cards):
     return sorted(ids(cards))
-
-
-def counts(cards):
-    """Cards (a string, a list of ids, or already a count vector) -> count vector."""
-    if isinstance(cards, np.ndarray) and cards.shape == (54,):
-        return cards.astype(np.int64).copy()
-    v = np.zeros(54, dtype=np.int64)
-    for c in ids(cards):
-        v[c] += 1
-    return v
-
-
-def lead_info(lead, tt):
-    """(n, suit, pairs, kind, longest) of a lead count vector, as the kernel sets M_LEAD_*."""
-    units, ucards = C.new_units()
-    nu = C.decompose(lead, tt, units, ucards)
-    longest = max([units[i, C.UNIT_PAIRS] for i in range(nu)] + [0])
-    return int(lead.sum()), C.combo_suit(lead, tt), C.total_pairs(units, nu), C.kind_of(units, nu), longest
-
-
-def make_view(hand, rank=0, suit=0, seat=0, trick=(), leader=None, played=None, buried=None, decision=None,
-              trick_index=0):
-    """A view as the deal kernel fills it.
-
-    ``rank``/``suit``: the trump (suit 4 = none, -1 = not yet known: declaring).
-    ``trick``: the plays of the current trick so far, in playing order from
-    ``leader`` (default: the seat that makes me play next).  ``played``: seat
-    -> cards played in earlier tricks.  The current trick counts as played too.
-    """
-    v = np.zeros((V_ROWS, 54), dtype=np.int64)
-    tt = trump_table(rank, 4 if suit < 0 else suit, 0)
-    v[V_EFF:V_EFF + 8] = tt
-    v[V_HAND] = counts(hand)
-    sl.refresh_suit_counts(v)
-    trick = [counts(p) for p in trick]
-    if leader is None:
-        leader = (seat - len(trick)) % 4
-    for seat_played, cards in (played or {}).items():
-        v[V_PLAYED + seat_played] += counts(cards)
-    for i, p in enumerate(trick):
-        v[V_TRICK + (leader + i) % 4] = p
-        v[V_PLAYED + (leader + i) % 4] += p
-    if buried is not None:
-        v[V_BURIED] = counts(buried)
-    m = v[V_META]
-    m[M_SEAT] = seat
-    m[M_TRICK] = trick_index
-    m[M_LEADER] = leader
-    m[M_NPLAYED] = len(trick)
-    m[M_TRUMP_RANK] = rank
-    m[M_TRUMP_SUIT] = suit
-    m[M_STARTER] = 0
-    m[M_DECL_SEAT] = -1
-    m[M_DECISION] = decision if decision is not None else (FOLLOW if trick else LEAD)
-    if trick:
-        n, s, pairs, kind, longest = lead_info(trick[0], tt)
-        m[M_LEAD_N], m[M_LEAD_SUIT], m[M_LEAD_PAIRS], m[M_LEAD_KIND], m[M_LEAD_LONGEST] = n, s, pairs, kind, longest
-        m[M_WINNING] = (leader + C.trick_winner(np.array(trick), len(trick), tt)) % 4
-        m[M_WINNING_KEY] = sl.play_key_of(v, m[M_WINNING])
-    return v
 
 
 def call(fn, view, params=None, scratch=None, seed=1):
@@ -559,11 +496,8 @@ def test_every_discard_buries_eight_cards_of_the_hand():
 
 
 def _declare_view(hand, rank, seat, cur=(-1, 0, -1), drawn=50, round1=1):
-    v = make_view(hand, rank, -1, seat=seat, decision=DECLARE)
-    v[V_META, M_DECL_SEAT], v[V_META, M_DECL_KIND], v[V_META, M_DECL_CARD] = cur
-    v[V_META, M_DRAWN] = drawn
-    v[V_META, M_ROUND1] = round1
-    return v
+    return make_view(hand, rank, -1, seat=seat, decision=DECLARE, meta={
+        M_DECL_SEAT: cur[0], M_DECL_KIND: cur[1], M_DECL_CARD: cur[2], M_DRAWN: drawn, M_ROUND1: round1})
 
 
 def test_every_declare_is_allowed():
@@ -911,16 +845,16 @@ def test_a_strategy_that_does_not_compile_is_named_when_first_used():
         with pytest.raises(S.StrategyError, match=r"follow strategy 'broken_for_test' .*does not compile"):
             S.resolve_policy({"policy": "basic", "follow": "broken_for_test"})
     finally:
-        S._STRATEGIES["follow"].pop("broken_for_test")  # the other tests list every registered strategy
+        _STRATEGIES["follow"].pop("broken_for_test")  # the other tests list every registered strategy
 
 
 def test_lean_compiles_for_built_ins_and_on_request():
     """Built-ins compile without reference counting; a plug-in only when it asks (lean=True), and one
     that asks but allocates gets the ordinary compile; all play the same cards."""
     for decision in ("declare", "discard", "lead", "follow", "bid"):
-        for name, info in S._STRATEGIES[decision].items():
+        for name, info in _STRATEGIES[decision].items():
             if info.module.startswith("tractor_sim.core.strategies."):
-                assert info.lean and S._lean(info.dispatcher) is info.function, (decision, name)
+                assert info.lean and _lean(info.dispatcher) is info.function, (decision, name)
 
     @S.strategy("discard", "heap_for_test")
     def heap(view, params, rng, scratch, out):
@@ -937,13 +871,13 @@ def test_lean_compiles_for_built_ins_and_on_request():
     try:
         infos = [S.get_strategy("discard", n) for n in ("heap_for_test", "heap_lean_for_test", "stack_lean_for_test")]
         assert [i.function is i.dispatcher for i in infos] == [True, True, False]
-        assert S._lean(infos[2].dispatcher) is infos[2].function
+        assert _lean(infos[2].dispatcher) is infos[2].function
         view = make_view("3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 3H", decision=DISCARD)
         for info in infos:
             assert as_cards(call(info.function, view)[1]) == srt("3S 4S 5S 6S 7S 8S 9S 10S"), info.name
     finally:
         for n in ("heap_for_test", "heap_lean_for_test", "stack_lean_for_test"):
-            S._STRATEGIES["discard"].pop(n)
+            _STRATEGIES["discard"].pop(n)
 
 
 @njit(cache=True, inline='always')

@@ -5,7 +5,8 @@ Every size is compiled by ``tractor_sim.play.packages.compiled_package`` (4/3, 6
 situations, the kernels and the reference must agree on:
 
 * the decomposition of a one-suit set (units, their shapes, tops and cards, in order) and the lead
-  kind (9.2), and the kitty multipliers of a last lead (9.7);
+  kind (9.2), and the kitty multipliers of a last lead (9.7); and 9.2's hand-built cases (DECOMPOSED),
+  stated once and checked against both;
 * follow legality (``combos.legal_follow``: the suit rule, 9.3's tuples, 9.4's ``follow_tractor``)
   on random plays, and every worked example of decisions 9.3 and 9.4;
 * the throw check (stands, the forced part, the blocking seat, the penalty; 9.5) under the throw
@@ -293,35 +294,76 @@ def test_decomposition_kind_and_kitty_multiplier(size, n=1500):
     assert shapes[(decks, 1)] and shapes[(3, 2)] and shapes[(decks, 2)], shapes
 
 
-def test_decomposition_examples():
-    """Decisions 9.2's examples: a tractor may take part of a group."""
-    K = kernels((8, 4))
-    tab = Table(0, 1, False)  # rank 2, hearts trump
-    units, ucards, nu = kernel_units(K, tab.tt(K), C("AS*4 KS*2"))
-    assert unit_rows(K, units, ucards, nu) == [(2, 2, 11, C("AS KS")), (2, 1, 11, C("AS"))]
-    K = kernels((6, 3))
-    units, ucards, nu = kernel_units(K, tab.tt(K), C("AS*3 KS*2"))
-    assert unit_rows(K, units, ucards, nu) == [(2, 2, 11, C("AS KS")), (1, 1, 11, C("AS"))]
-    # trumps: off-suit rank cards share a position (equal, not consecutive); the tractor takes the
-    # card with the fewest copies left, then the lowest id
-    units, ucards, nu = kernel_units(K, tab.tt(K), C("2S*3 2C*2 AH*2"))
-    assert unit_rows(K, units, ucards, nu) == [(2, 2, 12, C("2C AH")), (3, 1, 12, C("2S"))]
+H2, S7, C7 = (0, 1), (5, 0), (5, 3)  # trumps (rank, suit): 2 of hearts, 7 of spades, 7 of clubs
+DECOMPOSED = [  # (cards, trump, units in order: (tuple size m, length L, cards)): docs/rules.md section 9 "Tuples and
+    #           tractors", decisions 9.2; checked against the reference and the kernels (3 decks: 6/3, 4: 8/4)
+    # "A tuple is m identical cards, 2 <= m <= D"; two different off-suit rank cards are equal, never a tuple
+    ("AS*3", H2, [(3, 1, "AS AS AS")]),
+    ("2C*4", H2, [(4, 1, "2C 2C 2C 2C")]),
+    ("2S 2S 2D", H2, [(2, 1, "2S 2S"), (1, 1, "2D")]),
+    # "A tractor is two or more tuples of the same size m with consecutive ranks"
+    ("KS*3 QS*3", H2, [(3, 2, "KS KS KS QS QS QS")]),
+    ("8C*3 6C*3", S7, [(3, 2, "8C 8C 8C 6C 6C 6C")]),  # the trump rank is skipped in its printed suit
+    ("8C*3 6C*3", C7, [(3, 2, "8C 8C 8C 6C 6C 6C")]),  # in trumps too
+    # in trumps: A of the suit, an off-suit rank card, the rank card of the suit, BJ, RJ
+    ("AH*3 2S*3 2H*3 BJ*3 RJ*3", H2, [(3, 5, "RJ RJ RJ BJ BJ BJ 2H 2H 2H 2S 2S 2S AH AH AH")]),
+    ("KS*3 QS*2", H2, [(2, 2, "KS KS QS QS"), (1, 1, "KS")]),  # tuples of two sizes: the pair part
+    ("5D*4 6D*4 7D*4", H2, [(4, 3, "7D 7D 7D 7D 6D 6D 6D 6D 5D 5D 5D 5D")]),
+    # "tractors (largest tuple size, then longest, then highest), then tuples (largest first), then singles"
+    ("3S*2 4S*2 5S*2 9S*3 10S*3 AS*3 QS", H2,
+     [(3, 2, "10S 10S 10S 9S 9S 9S"), (2, 3, "5S 5S 4S 4S 3S 3S"), (3, 1, "AS AS AS"), (1, 1, "QS")]),
+    ("3S*2 4S*2 5S*2 6S*2 JS*3 QS*3", H2,  # the largest size first, even when a tractor of pairs is longer
+     [(3, 2, "QS QS QS JS JS JS"), (2, 4, "6S 6S 5S 5S 4S 4S 3S 3S")]),
+    ("3S*2 5S*4 9S*3 JS*2 KS", H2,
+     [(4, 1, "5S 5S 5S 5S"), (3, 1, "9S 9S 9S"), (2, 1, "JS JS"), (2, 1, "3S 3S"), (1, 1, "KS")]),
+    # decisions 9.2: a tractor may take part of a group; what is left is one tuple of its count
+    ("AS*4 KS*2", H2, [(2, 2, "AS AS KS KS"), (2, 1, "AS AS")]),
+    ("AS*3 KS*2", H2, [(2, 2, "AS AS KS KS"), (1, 1, "AS")]),
+    # at a position with several distinct cards (the off-suit rank cards, equal): the fewest copies
+    # that still fit, then the lowest id
+    ("AH*2 2S*3 2D*2", H2, [(2, 2, "2D 2D AH AH"), (3, 1, "2S 2S 2S")]),
+    ("AH*2 2S*2 2D*2", H2, [(2, 2, "2S 2S AH AH"), (2, 1, "2D 2D")]),
+    ("2S*3 2C*2 AH*2", H2, [(2, 2, "2C 2C AH AH"), (3, 1, "2S 2S 2S")]),
+]
+
+
+@pytest.mark.parametrize("impl", ("reference", "kernels"))
+@pytest.mark.parametrize("cards, trump, units", DECOMPOSED)
+def test_decomposition_examples(impl, cards, trump, units):
+    if impl == "reference":
+        got = [(u["size"], u["length"], " ".join(card_str(c) for c in u["cards"]))
+               for u in r9.decompose(C(cards), trump)]
+    else:
+        K = kernels((6, 3) if max(Counter(C(cards)).values()) <= 3 else (8, 4))
+        tt = Table(trump[0], trump[1], False).tt(K)
+        got = [(m, length, " ".join(card_str(c) for c in top_down for _ in range(m)))
+               for m, length, _, top_down in unit_rows(K, *kernel_units(K, tt, C(cards)))]
+    assert got == units
 
 
 # ---------------------------------------------------------------------------
 # following (9.3, 9.4)
 
 # (decks, hand, lead, play, follow_tractor, legal): decisions 9.3 and 9.4's worked examples, rank 2
-# and hearts trump, spades led
+# and hearts trump, spades led; checked against the reference (tests/reference9.py) and the kernels,
+# the only statement of these cases
 WORKED = [
     # triple led
     (3, "7S*3 4S 9S", "KS*3", "7S*3", "none", True),
     (3, "7S*3 4S 9S", "KS*3", "7S 7S 4S", "none", False),
+    (3, "7S*3 4S 9S", "KS*3", "7S 4S 9S", "none", False),
     (3, "7S*2 4S 9S", "KS*3", "7S 7S 4S", "none", True),
     (3, "7S*2 4S 9S", "KS*3", "7S 7S 9S", "none", True),
     (3, "7S*2 4S 9S", "KS*3", "7S 4S 9S", "none", False),
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 7S 4S", "none", True),  # a triple not held asks for a pair
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 7S 9S", "none", True),
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 4S 9S", "none", False),
+    (3, "7S*2 4S 9S 3D", "KS*3", "7S 7S 3D", "none", False),  # the suit first
     (3, "4S 7S 9S 10S", "KS*3", "4S 9S 10S", "none", True),
     (3, "4S 7S 9S 10S", "KS*3", "7S 9S 10S", "none", True),
+    (3, "4S 7S 9S 10S 3D", "KS*3", "4S 7S 9S", "none", True),
+    (3, "4S 7S 9S 10S 3D", "KS*3", "10S 7S 9S", "none", True),
+    (3, "4S 7S 9S 10S 3D", "KS*3", "4S 7S 3D", "none", False),
     (4, "7S*4 4S", "KS*3", "7S*3", "none", True),
     (4, "7S*4 4S", "KS*3", "7S 7S 4S", "none", False),
     # pair led, a triple held
@@ -342,6 +384,7 @@ WORKED = [
     (3, "7S*3 9S*2 5S*2 4S", "KS*3 QS*3", "7S 9S 9S 5S 5S 4S", "none", False),
     (3, "9S*2 5S*2 4S*2 3S", "KS*3 QS*3", "9S 9S 4S 4S 5S 3S", "none", True),
     (3, "9S*2 5S*2 4S*2 3S", "KS*3 QS*3", "9S 9S 5S 4S 3S 5S", "none", True),
+    (3, "9S*2 5S*2 4S*2 3S 6S", "KS*3 QS*3", "9S 9S 4S 4S 5S 3S", "none", True),
     (3, "9S*2 5S*2 4S*2 3S 6S", "KS*3 QS*3", "9S 9S 5S 4S 3S 6S", "none", False),
     # tractor of pairs led, a quadruple held: one group, one pair
     (4, "7S*4 3S 4S 5S", "KS*2 QS*2", "7S 7S 3S 4S", "none", True),
@@ -357,6 +400,9 @@ WORKED = [
     (3, "7S 7S 3D 4D 5D", "KS*3", "7S 3D 4D", "none", False),
     (3, "2S*3 BJ 5S", "AH*3", "2S*3", "none", True),
     (3, "2S*3 BJ 5S", "AH*3", "2S 2S BJ", "none", False),
+    # no follow at all: cards not held, the wrong number
+    (3, "7S*2 4S", "KS*3", "7S*3", "none", False),
+    (3, "7S*3 4S", "KS*3", "7S 7S", "none", False),
     # 9.4 follow_tractor = tractor
     (3, "7S*3 6S*3 9S*3 4S", "KS*3 QS*3", "7S*3 6S*3", "tractor", True),
     (3, "7S*3 6S*3 9S*3 4S", "KS*3 QS*3", "7S*3 9S*3", "tractor", False),
@@ -636,47 +682,8 @@ def test_judge_reads_the_game_size_from_the_json():
 FOLLOWS = ("random", "cheapest", "smart", "ruff_points", "expert")
 
 
-def follow_view(size, tab, leader, seat, plays, hand, rules):
-    """The view of ``seat`` asked to follow: the trick's plays so far from ``leader``, the lead's
-    fields as the deal kernel writes them."""
-    pkg = package(size)
-    V, C_, sl = pkg.kernels.view, pkg.kernels.combos, pkg.lib
-    players = size[0]
-    tt = tab.tt(pkg.kernels)
-    v = np.zeros((V.V_ROWS, 54), dtype=np.int64)
-    v[V.V_EFF:V.V_EFF + tt.shape[0]] = tt
-    v[V.V_HAND] = counts(hand)
-    v[V.V_RULES, :len(rules)] = rules
-    sl.refresh_suit_counts(v)
-    for i, p in enumerate(plays):
-        v[V.V_TRICK + (leader + i) % players] = counts(p)
-        v[V.V_PLAYED + (leader + i) % players] = counts(p)
-    m = v[V.V_META]
-    m[V.M_SEAT] = seat
-    m[V.M_LEADER] = leader
-    m[V.M_NPLAYED] = len(plays)
-    m[V.M_TRUMP_RANK], m[V.M_TRUMP_SUIT] = tab.trump
-    m[V.M_DECISION] = V.FOLLOW
-    units, ucards, nu = kernel_units(pkg.kernels, tt, plays[0])
-    m[V.M_LEAD_N] = len(plays[0])
-    m[V.M_LEAD_SUIT] = C_.combo_suit(counts(plays[0]), tt)
-    m[V.M_LEAD_PAIRS] = C_.total_pairs(units, nu)
-    m[V.M_LEAD_KIND] = C_.kind_of(units, nu)
-    m[V.M_LEAD_LONGEST] = max(units[i, C_.UNIT_PAIRS] for i in range(nu))
-    req = np.zeros(C_.TUPLE_SIZES, dtype=np.int64)
-    C_.lead_requirement(units, nu, req)
-    for t in range(2, size[1] + 1):
-        m[V.M_LEAD_TUPLES + t - 2] = req[t]
-    parr = np.zeros((players, 54), dtype=np.int64)
-    for i, p in enumerate(plays):
-        parr[i] = counts(p)
-    m[V.M_WINNING] = (leader + C_.trick_winner(parr, len(plays), tt)) % players
-    m[V.M_WINNING_KEY] = sl.play_key_of(v, m[V.M_WINNING])
-    return v
-
-
 @pytest.mark.parametrize("size", sized(SIZES, {(6, 3)}))
-def test_follow_strategies_play_legally(size, n=300):
+def test_follow_strategies_play_legally(size, view_of, n=300):
     """Every built-in follow strategy, in random situations (a lead, maybe other plays, my hand),
     under every follow_tractor: a play the reference finds legal."""
     pkg = package(size)
@@ -698,7 +705,8 @@ def test_follow_strategies_play_legally(size, n=300):
         leader = rng.randrange(players)
         seat = (leader + len(plays)) % players
         rules = tab.rules_with(follow_tractor=FOLLOW_MODES[trial % len(FOLLOW_MODES)])
-        view = follow_view(size, tab, leader, seat, plays, hand, encode(rules))
+        view = view_of(hand, *tab.trump, seat=seat, trick=plays, leader=leader, package=pkg, tt=tab.tt(pkg.kernels),
+                       rules=encode(rules))
         for name, fn, params in fns:
             out = np.zeros(54, dtype=np.int64)
             got = fn(view.copy(), params, np.array([trial + 1], dtype=np.uint64), np.zeros(256), out)

@@ -1,4 +1,5 @@
-"""The game's size is named in one place (kernels/dims.py), never written as a bare number.
+"""The game's size is named in one place (kernels/dims.py, hence this file's name), never written as a
+bare number; and dims' numbers agree with one another at 4/2.
 
 Every module of the compiled package (tractor_sim/core: kernels, helpers, strategies) is read
 with Python's tokenizer; a NUMBER token whose value is one of the game's
