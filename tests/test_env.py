@@ -170,6 +170,17 @@ def test_the_examples_of_docs_environments_run(capsys):
     assert "deals ended:" in out
 
 
+def _play_on(env, plays):
+    """Step the environment through recorded plays, a card at a time (a lead ends with DONE)."""
+    for play in plays:
+        assert env.agent_selection == f"seat_{play['seat']}"
+        lead = env.deal.turn().decision == "lead"
+        for c in sorted(K.parse_cards(play["cards"])):
+            env.step(c)
+        if lead:
+            env.step(E.DONE)
+
+
 def test_an_episode_can_start_from_a_recorded_deal():
     """reset(options={"record": ..., "upto": n}): the recorded deal after n decisions; played on with the
     record's own plays, a card at a time, it ends in the record's result, and the rewards follow it."""
@@ -187,13 +198,7 @@ def test_an_episode_can_start_from_a_recorded_deal():
     assert state.to_act().decision in ("lead", "follow")
     plays = [a for a in REC.actions(rec) if a["type"] == "play"]
     done = 4 * int(state.observation(0)[V.V_META, V.M_TRICKS_DONE]) + len(state.trick())
-    for play in plays[done:]:
-        assert env.agent_selection == f"seat_{play['seat']}"
-        lead = env.deal.turn().decision == "lead"
-        for c in sorted(K.parse_cards(play["cards"])):
-            env.step(c)
-        if lead:
-            env.step(E.DONE)
+    _play_on(env, plays[done:])
     assert env.deal.state.result() == whole.result()
     r = whole.result()
     up = r["gain_team"]
@@ -325,12 +330,6 @@ def test_an_episode_stepped_to_the_end_is_the_engines_record(game):
         first_lead = next(n for n in range(10_000) if State.from_record(rec, upto=n).to_act().decision == "lead")
         env = E.aec_env(game=game)
         env.reset(options={"record": rec, "upto": first_lead})
-        for play in acts[first_play:]:
-            assert env.agent_selection == f"seat_{play['seat']}"
-            lead = env.deal.turn().decision == "lead"
-            for c in sorted(K.parse_cards(play["cards"])):
-                env.step(c)
-            if lead:
-                env.step(E.DONE)
+        _play_on(env, acts[first_play:])
         assert env.deal.state.over
         assert env.deal.state.result() == rec["result"], f"deal {deal_id}"
