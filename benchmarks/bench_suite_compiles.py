@@ -43,7 +43,7 @@ def pytest_configure(config):
                 out.write(f"{os.getpid()}\t{f.__module__}.{f.__qualname__}\t{depth[0]}\t"
                           f"{time.process_time() - started.pop():.3f}\n")
 
-    ev.install_listener("numba:compile", Compiles())
+    ev.register("numba:compile", Compiles())
 
 
 def main():
