@@ -96,3 +96,47 @@ def test_an_inlined_helper_still_computes_the_same():
 
     a = np.arange(5, dtype=np.int64)
     assert twice(a) == twice.py_func(a) == (2 + 3 + 4) + 10 * (3 + 4)
+
+
+SLOW_TO_COMPILE = '''
+import time
+from numba import njit, types
+time.sleep(1.0)  # both processes are inside the import at once
+
+
+@njit(types.int64(types.int64), cache=True)
+def triple(x):
+    return 3 * x
+'''
+
+COUNT_COMPILES = '''
+import sys
+from numba.core import event
+compiled = []
+
+class Count(event.Listener):
+    def on_start(self, e):
+        compiled.append(1)
+
+    def on_end(self, e):
+        pass
+
+event.register("numba:compile", Count())
+from tractor_sim.play import packages
+print(packages.import_compiled("slow_kernel").triple(2), len(compiled))
+'''
+
+
+@jit_only
+def test_two_processes_importing_a_compiled_kernel_compile_it_once(tmp_path):
+    """play/packages.import_compiled: the first process compiles a module of explicit signatures (the
+    search, the drivers), the other waits for its lock and loads the numba cache it wrote (a cold test
+    suite's workers compiled the search twice before: benchmarks/bench_suite_compiles.py)."""
+    (tmp_path / "slow_kernel.py").write_text(SLOW_TO_COMPILE)
+    env = {**os.environ, "TRACTOR_SIM_CACHE": str(tmp_path / "cache"), "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path)] + [p for p in sys.path if p])}
+    runs = [subprocess.Popen([sys.executable, "-c", COUNT_COMPILES], env=env, stdout=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outs = sorted(r.communicate(timeout=120)[0].split() for r in runs)
+    assert [o[0] for o in outs] == ["6", "6"]
+    assert [o[1] for o in outs] == ["0", "1"]  # one compiled, one loaded what it compiled

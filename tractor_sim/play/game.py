@@ -36,7 +36,6 @@ stepping it with the policies' own answers gives the engine's records.
 from __future__ import annotations
 
 import functools
-import importlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -78,7 +77,7 @@ class Game:
     def kernel(self, name: str):
         """A kernel module of this size's package by name (``"sampler"``, ``"search_play"``), imported
         on first use: the modules a run does not need are not compiled."""
-        return importlib.import_module(f"{self.package.__name__}.kernels.{name}")
+        return packages.import_compiled(f"{self.package.__name__}.kernels.{name}")
 
     @property
     def dims(self):

@@ -76,6 +76,19 @@ def _lock(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def import_compiled(module: str):
+    """Import a kernel module that compiles when imported (its functions have explicit signatures:
+    the search, the drivers, the batched environment), under a lock shared by the processes of one
+    cache: the first compiles, the others wait and load the numba cache it wrote, instead of
+    compiling the same set at the same time (test workers, two runs at once)."""
+    if module in sys.modules:
+        return sys.modules[module]
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with _lock(root / f".{module}.lock"):
+        return importlib.import_module(module)
+
+
 def _write_copy(root: Path, package: str, size: GameSize) -> None:
     """Copy core/ into root/package with the size's own size.py, once: under a lock, written to a
     temporary folder and renamed (a reader never sees half a copy)."""

@@ -141,7 +141,9 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
 def decisions_frame(rows: np.ndarray, source: str) -> pd.DataFrame:
     """The analysis rows (kernels.search_play RECORD) as a table, with the regrets: ``regret_*`` held-out
     (selected minus chosen on the independent worlds), ``insample_regret_*`` on the selecting worlds."""
-    from tractor_sim.core.kernels import search_play as SPL
+    from tractor_sim.play.game import Game
+
+    SPL = Game.of().kernel("search_play")  # the record's columns
 
     if rows.shape[0] == 0:
         rows = np.zeros((0, SPL.AR_FIELDS))
