@@ -312,6 +312,9 @@ def test_parallel_env_is_the_turn_based_conversion_of_the_aec_env():
     assert aec.deal.state.over and totals == aec_totals and sum(totals.values()) == 0
 
 
+PLAYS = ("lead", "follow")
+
+
 @pytest.mark.parametrize("game", [(6, 3, "tractor"), (5, 2, "friends")])
 def test_an_episode_stepped_to_the_end_is_the_engines_record(game):
     """At other sizes too: a deal the engine played (``replay`` is one engine chunk), loaded into the
@@ -326,8 +329,15 @@ def test_an_episode_stepped_to_the_end_is_the_engines_record(game):
         rec = replay(seed=6, deal_id=deal_id, policies=("expert", "basic"), game=size)
         acts = REC.actions(rec)
         first_play = next(i for i, a in enumerate(acts) if a["type"] == "play")
-        # the state's decisions include every chance to declare during the draw: find the first lead
-        first_lead = next(n for n in range(10_000) if State.from_record(rec, upto=n).to_act().decision == "lead")
+        # the state's decisions include every chance to declare during the draw: the first lead is the
+        # first decision of the tricks (found by bisection: once begun, the tricks last to the end)
+        low, high = 0, 10_000
+        while low < high:
+            mid = (low + high) // 2
+            turn = State.from_record(rec, upto=mid).to_act()  # None: past the end
+            low, high = (low, mid) if turn is None or turn.decision in PLAYS else (mid + 1, high)
+        first_lead = low
+        assert State.from_record(rec, upto=first_lead).to_act().decision == "lead"
         env = E.aec_env(game=game)
         env.reset(options={"record": rec, "upto": first_lead})
         _play_on(env, acts[first_play:])

@@ -143,8 +143,8 @@ def compiled_package(size=None):
             if str(here) not in sys.path:
                 sys.path.insert(0, str(here))
             module = importlib.import_module(package)
-        for sub in ("kernels.match", "kernels.deal", "strategies"):
-            importlib.import_module(f"{module.__name__}.{sub}")
+        for sub in ("kernels.match", "kernels.deal", "strategies"):  # the deal's drivers compile here
+            import_compiled(f"{module.__name__}.{sub}")
         _LOADED[key] = module
     return _LOADED[key]
 
