@@ -31,13 +31,13 @@ from .cards import (
     suit_cards, suit_len, tractors, trump_table,
 )
 from .counting import (
-    is_top_card, is_top_pair, is_top_tractor, is_top_unit, top_pair_pos, top_shape_pos, top_single_pos,
-    top_tractor_pos, unseen,
+    is_top_card, is_top_pair, is_top_tractor, is_top_unit, top_copies_pos, top_pair_pos, top_shape_pos,
+    top_single_pos, top_tractor_pos, unseen,
 )
 from .trick import (
     RUFF, current_best, is_partner, is_top_lead_unit, lead_size, lead_tuples, opponent_after, partner_winning,
-    play_key_of, put_shape, put_unit, trick_points, trick_winner_seat, winning_follow, winning_follow_given,
-    winning_tuple_follow,
+    play_key_of, put_shape, put_unit, tractors_asked, trick_points, trick_winner_seat, winning_follow,
+    winning_follow_given,
 )
 from .tuples import RAISE_STEP, cheapest_tuple_follow, random_tuple_follow, required_tuple_tractors, tuple_need
 from .follow import cheapest_follow, cheapest_follow_given, follow_need, random_follow, required_tractors

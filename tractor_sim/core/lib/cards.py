@@ -140,6 +140,14 @@ def pair_card_at(hand, view, s, p):
 
 
 @njit(cache=True, inline='always')
+def _all_of_suit(view, out, s):
+    """Write all my cards of suit s into ``out``: a follow short of the led suit plays all of it."""
+    for i in range(view[V_TTMETA, META_NCARDS + s]):
+        c = view[V_SUITS + s, i]
+        out[c] = view[V_HAND, c]
+
+
+@njit(cache=True, inline='always')
 def card_cost(view, c, feed):
     """What playing card ``c`` gives away: 4 per position (COST_PER_POS) plus its points, trumps +100.
 

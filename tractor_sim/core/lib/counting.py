@@ -23,34 +23,28 @@ def unseen(view, c):
 
 
 @njit(cache=True, inline='always')
-def top_single_pos(view, s):
-    """The highest position of suit s at which the others may hold a card (-1: none)."""
+def top_copies_pos(view, s, m):
+    """The highest position of suit s at which the others may hold m copies of one card (-1: none),
+    scanned from the top: top_shape_pos of a unit of one position."""
     for i in range(view[V_TTMETA, META_NCARDS + s] - 1, -1, -1):
         c = view[V_SUITS + s, i]
-        if unseen(view, c) > 0:
+        if unseen(view, c) >= m:
             return view[V_POS, c]
     return -1
 
 
 @njit(cache=True, inline='always')
-def top_pair_pos(view, s):
-    """The highest position of suit s at which the others may hold a pair (-1: none)."""
-    for i in range(view[V_TTMETA, META_NCARDS + s] - 1, -1, -1):
-        c = view[V_SUITS + s, i]
-        if unseen(view, c) >= PAIR_CARDS:
-            return view[V_POS, c]
-    return -1
-
-
-@njit(cache=True, inline='always')
-def top_tractor_pos(view, s, k):
-    """The highest top of a tractor of ``k`` pairs the others may hold in suit s (-1: none)."""
+def top_shape_pos(view, s, m, k):
+    """The highest top of k consecutive positions of suit s at each of which the others may hold m
+    copies of one card (-1: none): a single (m = 1, k = 1), a pair or tuple, a tractor."""
+    if k == 1:
+        return top_copies_pos(view, s, m)
     best = -1
     run = 0
     last = NOT_ADJACENT
     for i in range(view[V_TTMETA, META_NCARDS + s]):
         c = view[V_SUITS + s, i]
-        if unseen(view, c) < PAIR_CARDS:
+        if unseen(view, c) < m:
             continue
         p = view[V_POS, c]
         if p == last:
@@ -60,6 +54,24 @@ def top_tractor_pos(view, s, k):
         if run >= k:
             best = p
     return best
+
+
+@njit(cache=True, inline='always')
+def top_single_pos(view, s):
+    """The highest position of suit s at which the others may hold a card (-1: none)."""
+    return top_copies_pos(view, s, 1)
+
+
+@njit(cache=True, inline='always')
+def top_pair_pos(view, s):
+    """The highest position of suit s at which the others may hold a pair (-1: none)."""
+    return top_copies_pos(view, s, PAIR_CARDS)
+
+
+@njit(cache=True, inline='always')
+def top_tractor_pos(view, s, k):
+    """The highest top of a tractor of ``k`` pairs the others may hold in suit s (-1: none)."""
+    return top_shape_pos(view, s, PAIR_CARDS, k)
 
 
 @njit(cache=True, inline='always')
@@ -83,29 +95,4 @@ def is_top_tractor(view, s, top, k):
 @njit(cache=True, inline='always')
 def is_top_unit(view, s, top, k):
     """is_top_card / pair / tractor by position: k = 0 single, 1 pair, >= 2 tractor."""
-    if k == 0:
-        return top_single_pos(view, s) <= top
-    if k == 1:
-        return top_pair_pos(view, s) <= top
-    return top_tractor_pos(view, s, k) <= top
-
-
-@njit(cache=True, inline='always')
-def top_shape_pos(view, s, m, k):
-    """The highest top of k consecutive positions of suit s at each of which the others may hold m
-    copies of one card (-1: none): top_single_pos, top_pair_pos, top_tractor_pos for any shape."""
-    best = -1
-    run = 0
-    last = NOT_ADJACENT
-    for i in range(view[V_TTMETA, META_NCARDS + s]):
-        c = view[V_SUITS + s, i]
-        if unseen(view, c) < m:
-            continue
-        p = view[V_POS, c]
-        if p == last:
-            continue
-        run = run + 1 if p == last + 1 else 1
-        last = p
-        if run >= k:
-            best = p
-    return best
+    return top_shape_pos(view, s, 1 if k == 0 else PAIR_CARDS, max(k, 1)) <= top

@@ -7,18 +7,19 @@ Every follow strategy ends in one of these; with 3 and 4 decks they hand over to
 from numba import njit
 
 from ..kernels import combos
-from ..kernels.combos import KIND_THROW, KIND_TRACTOR, MAX_UNITS
+from ..kernels.combos import MAX_UNITS
 from ..kernels.dims import DECKS, EFF_SUITS
 from ..kernels.dims import PAIR as PAIR_CARDS  # cards in a pair
 from ..kernels.order import META_NCARDS
 from ..kernels.rng import uniform
 from ..kernels.unowned import stack_array
 from ..kernels.view import (
-    M_LEADER, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_MY_CARDS, M_MY_PAIRS, V_HAND, V_META, V_POS,
+    M_LEADER, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_MY_CARDS, M_MY_PAIRS, V_HAND, V_META, V_POS,
     V_RULES, V_SUITS, V_TRICK, V_TTMETA,
 )
-from tractor_sim.rules.options import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR
-from .cards import _in_pool, add_cheapest, cheapest_card, cheapest_pair, suit_len, trump_table
+from tractor_sim.rules.options import R_FOLLOW_TRACTOR
+from .cards import _all_of_suit, _in_pool, add_cheapest, cheapest_card, cheapest_pair, trump_table
+from .trick import tractors_asked
 from .tuples import cheapest_tuple_follow, random_tuple_follow
 
 
@@ -64,9 +65,7 @@ def cheapest_follow_given(view, out, feed, held, need):
             c, _cost = cheapest_card(view, out, s, feed)
             out[c] += 1
     else:
-        for i in range(view[V_TTMETA, META_NCARDS + s]):
-            c = view[V_SUITS + s, i]
-            out[c] = view[V_HAND, c]
+        _all_of_suit(view, out, s)
         add_cheapest(view, out, n - held, s, feed)
     return n
 
@@ -150,9 +149,7 @@ def random_follow(view, rng, out):
         placed = required_tractors(view, out) if view[V_RULES, R_FOLLOW_TRACTOR] != 0 else 0
         _sample(view, out, rng, s, True, n - PAIR_CARDS * placed, need - placed)
     else:
-        for i in range(view[V_TTMETA, META_NCARDS + s]):
-            c = view[V_SUITS + s, i]
-            out[c] = view[V_HAND, c]
+        _all_of_suit(view, out, s)
         _sample(view, out, rng, s, False, n - held, 0)
     return n
 
@@ -165,13 +162,9 @@ def required_tractors(view, out):
 
     The required pairs still count towards the pairs follow_need asks for.
     """
-    mode = view[V_RULES, R_FOLLOW_TRACTOR]
-    kind = view[V_META, M_LEAD_KIND]
-    if mode == 0 or not (kind == KIND_TRACTOR or (kind == KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+    if not tractors_asked(view):
         return 0
     s = view[V_META, M_LEAD_SUIT]
-    if suit_len(view, s) <= view[V_META, M_LEAD_N]:
-        return 0
     tt = trump_table(view)
     units, ucards = combos.stack_units()
     nu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)

@@ -7,16 +7,17 @@ The follow strategies ask these before choosing between winning, feeding and duc
 from numba import njit
 
 from ..kernels import combos
-from ..kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW
+from ..kernels.combos import KIND_PAIR, KIND_SINGLE, KIND_THROW, KIND_TRACTOR
 from ..kernels.dims import DECKS, FRIENDS, SEATS, TEAM_MODE, partner_of, seat_after, team_of
 from ..kernels.dims import PAIR as PAIR_CARDS  # cards in a pair
 from ..kernels.order import META_NCARDS, TRUMP
 from ..kernels.view import (
     FV_IN_TEAM, M_LEADER, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEAD_TUPLES, M_NPLAYED, M_SEAT,
-    M_WINNING, M_WINNING_KEY, V_FRIENDS, V_HAND, V_META, V_POS, V_SUITS, V_TRICK, V_TTMETA,
+    M_WINNING, M_WINNING_KEY, V_FRIENDS, V_HAND, V_META, V_POS, V_RULES, V_SUITS, V_TRICK, V_TTMETA,
 )
+from tractor_sim.rules.options import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR
 from .cards import NOT_ADJACENT, pair_card_at, points, suit_len, trump_table
-from .counting import is_top_unit, top_pair_pos, top_shape_pos, top_single_pos, top_tractor_pos
+from .counting import top_shape_pos
 
 RUFF = combos.WIN_TRUMP  # added to a key when a trump beats a plain suit
 
@@ -41,6 +42,18 @@ def lead_tuples(view, m):
     if DECKS > PAIR_CARDS:
         return view[V_META, M_LEAD_TUPLES + m - PAIR_CARDS]
     return view[V_META, M_LEAD_PAIRS]
+
+
+@njit(cache=True, inline='always')
+def tractors_asked(view):
+    """Whether the rule follow_tractor asks me for tractors to the current lead: it is a tractor (or
+    a throw, under follow_shape_first) and I hold more cards of its suit than it has (else I play
+    them all)."""
+    mode = view[V_RULES, R_FOLLOW_TRACTOR]
+    kind = view[V_META, M_LEAD_KIND]
+    if mode == 0 or not (kind == KIND_TRACTOR or (kind == KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+        return False
+    return suit_len(view, view[V_META, M_LEAD_SUIT]) > view[V_META, M_LEAD_N]
 
 
 @njit(cache=True, inline='always')
@@ -152,53 +165,9 @@ def trick_points(view):
 
 @njit(cache=True, inline='always')
 def is_top_lead_unit(view, s, top):
-    """Whether no unit of the current lead's shape that the others may hold beats mine topped at
-    ``top`` in suit s (is_top_unit; with 3 and 4 decks the shape has the lead's tuple size)."""
-    if DECKS > PAIR_CARDS:
-        return top_shape_pos(view, s, lead_size(view), max(view[V_META, M_LEAD_PAIRS], 1)) <= top
-    return is_top_unit(view, s, top, view[V_META, M_LEAD_PAIRS])
-
-
-@njit(cache=True, inline='always')
-def _lowest_unit(view, e, k, above, need_top):
-    """The lowest unit of k pairs (0: a single) held in suit e with top position > ``above``.
-
-    With ``need_top`` it must also be highest left.  Returns the top
-    position, or -1.
-    """
-    if need_top:
-        if k == 0:
-            limit = top_single_pos(view, e) - 1
-        elif k == 1:
-            limit = top_pair_pos(view, e) - 1
-        else:
-            limit = top_tractor_pos(view, e, k) - 1
-        if limit > above:
-            above = limit
-    if k <= 1:  # from the top down to ``above``: few cards when the unit must be top
-        need = 1 if k == 0 else PAIR_CARDS
-        best = -1
-        for i in range(view[V_TTMETA, META_NCARDS + e] - 1, -1, -1):
-            c = view[V_SUITS + e, i]
-            p = view[V_POS, c]
-            if p <= above:
-                break
-            if view[V_HAND, c] >= need:
-                best = p
-        return best
-    run = 0
-    last = NOT_ADJACENT
-    for i in range(view[V_TTMETA, META_NCARDS + e]):
-        c = view[V_SUITS + e, i]
-        m = view[V_HAND, c]
-        p = view[V_POS, c]
-        if m < PAIR_CARDS or p == last:
-            continue
-        run = run + 1 if p == last + 1 else 1
-        last = p
-        if run >= k and p > above:
-            return p
-    return -1
+    """Whether no unit of the current lead's shape (lead_size copies at each of max(M_LEAD_PAIRS,
+    1) positions) that the others may hold beats mine topped at ``top`` in suit s."""
+    return top_shape_pos(view, s, lead_size(view), max(view[V_META, M_LEAD_PAIRS], 1)) <= top
 
 
 @njit(cache=True, inline='always')
@@ -222,6 +191,16 @@ def _lowest_shape(view, e, m, k, above, need_top):
     e, topped above ``above`` (with ``need_top`` also highest left); its top position, or -1."""
     if need_top:
         above = max(above, top_shape_pos(view, e, m, k) - 1)
+    if k == 1:  # from the top down to ``above``: few cards when the unit must be top
+        best = -1
+        for i in range(view[V_TTMETA, META_NCARDS + e] - 1, -1, -1):
+            c = view[V_SUITS + e, i]
+            p = view[V_POS, c]
+            if p <= above:
+                break
+            if view[V_HAND, c] >= m:
+                best = p
+        return best
     run = 0
     last = NOT_ADJACENT
     for i in range(view[V_TTMETA, META_NCARDS + e]):
@@ -267,33 +246,13 @@ def winning_follow(view, out, best_key, need_top):
 
 @njit(cache=True, inline='always')
 def winning_follow_given(view, out, best_key, need_top, held):
-    """winning_follow when the caller already has ``held`` (as follow_need gives it)."""
+    """winning_follow when the caller already has ``held`` (as follow_need gives it).
+
+    One unit of the lead's shape (m, L) that beats ``best_key``, the lowest: with 3 and 4 decks
+    only that shape competes (9.6), and it is legal: it answers every tuple of the lead and is a
+    tractor of its shape (9.3, 9.4)."""
     if view[V_META, M_LEAD_KIND] == KIND_THROW:
         return 0
-    if DECKS > PAIR_CARDS:
-        return winning_tuple_follow(view, out, best_key, need_top, held)
-    s = view[V_META, M_LEAD_SUIT]
-    n = view[V_META, M_LEAD_N]
-    k = view[V_META, M_LEAD_PAIRS]
-    if held >= n:
-        e = s
-        above = best_key
-    elif held == 0 and s != TRUMP:
-        e = TRUMP
-        above = best_key - RUFF
-    else:
-        return 0
-    top = _lowest_unit(view, e, k, above, need_top)
-    if top < 0:
-        return 0
-    return put_unit(view, out, e, top, k)
-
-
-@njit(cache=True)
-def winning_tuple_follow(view, out, best_key, need_top, held):
-    """winning_follow_given with tuples: one unit of the lead's shape (m, L) that beats
-    ``best_key``, the lowest (9.6: only that shape competes).  It is legal: it answers every tuple
-    of the lead and is a tractor of its shape (9.3, 9.4)."""
     s = view[V_META, M_LEAD_SUIT]
     n = view[V_META, M_LEAD_N]
     m = lead_size(view)
@@ -309,4 +268,6 @@ def winning_tuple_follow(view, out, best_key, need_top, held):
     top = _lowest_shape(view, e, m, k, above, need_top)
     if top < 0:
         return 0
-    return put_shape(view, out, e, top, m, k)
+    if DECKS > PAIR_CARDS:
+        return put_shape(view, out, e, top, m, k)
+    return put_unit(view, out, e, top, view[V_META, M_LEAD_PAIRS])

@@ -11,18 +11,15 @@ builders in ``follow`` count pairs only, so these stand apart.
 from numba import njit
 
 from ..kernels import combos
-from ..kernels.combos import KIND_THROW, KIND_TRACTOR, MAX_UNITS, TUPLE_SIZES
+from ..kernels.combos import MAX_UNITS, TUPLE_SIZES
 from ..kernels.dims import CARDS, EFF_SUITS
 from ..kernels.dims import PAIR as PAIR_CARDS  # cards in a pair
 from ..kernels.order import META_NCARDS
 from ..kernels.rng import randint
 from ..kernels.unowned import stack_array
-from ..kernels.view import (
-    M_LEADER, M_LEAD_KIND, M_LEAD_N, M_LEAD_SUIT, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK, V_TTMETA,
-)
-from tractor_sim.rules.options import FOLLOW_SHAPE_FIRST, R_FOLLOW_TRACTOR
-from .cards import _in_pool, add_cheapest, card_cost, cheapest_card, suit_len, trump_table
-from .trick import lead_size, lead_tuples
+from ..kernels.view import M_LEADER, M_LEAD_N, M_LEAD_SUIT, V_HAND, V_META, V_SUITS, V_TRICK, V_TTMETA
+from .cards import _all_of_suit, _in_pool, add_cheapest, card_cost, cheapest_card, suit_len, trump_table
+from .trick import lead_size, lead_tuples, tractors_asked
 
 RAISE_STEP = 1 << 10  # cheapest_tuple_follow: a card more to play costs more than any card_cost difference
 
@@ -70,13 +67,9 @@ def required_tuple_tractors(view, out):
     """required_tractors with tuples (decision 9.4): add to ``out`` the tractors of the lead's
     shapes I must play, covering as many cards as my hand allows (combos.tuple_tractor_cover, its
     placement replayed group by group); return their cards (0 when nothing is required)."""
-    mode = view[V_RULES, R_FOLLOW_TRACTOR]
-    kind = view[V_META, M_LEAD_KIND]
-    if mode == 0 or not (kind == KIND_TRACTOR or (kind == KIND_THROW and mode == FOLLOW_SHAPE_FIRST)):
+    if not tractors_asked(view):
         return 0
     s = view[V_META, M_LEAD_SUIT]
-    if suit_len(view, s) <= view[V_META, M_LEAD_N]:
-        return 0
     tt = trump_table(view)
     units, ucards = combos.stack_units()
     nu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
@@ -126,9 +119,7 @@ def cheapest_tuple_follow(view, out, feed):
     n = view[V_META, M_LEAD_N]
     held = suit_len(view, s)
     if held < n:
-        for i in range(view[V_TTMETA, META_NCARDS + s]):
-            c = view[V_SUITS + s, i]
-            out[c] = view[V_HAND, c]
+        _all_of_suit(view, out, s)
         add_cheapest(view, out, n - held, s, feed)
         return n
     required_tuple_tractors(view, out)
@@ -198,9 +189,7 @@ def random_tuple_follow(view, rng, out):
     n = view[V_META, M_LEAD_N]
     held = suit_len(view, s)
     if held < n:
-        for i in range(view[V_TTMETA, META_NCARDS + s]):
-            c = view[V_SUITS + s, i]
-            out[c] = view[V_HAND, c]
+        _all_of_suit(view, out, s)
         _add_random_copies(view, out, s, False, n - held, rng)
         return n
     required_tuple_tractors(view, out)
