@@ -664,7 +664,7 @@ def follow_view(size, tab, leader, seat, plays, hand, rules):
     m[V.M_LEAD_KIND] = C_.kind_of(units, nu)
     m[V.M_LEAD_LONGEST] = max(units[i, C_.UNIT_PAIRS] for i in range(nu))
     req = np.zeros(C_.TUPLE_SIZES, dtype=np.int64)
-    C_.lead_requirement(units, nu, req)
+    pkg.kernels.tuples.lead_requirement(units, nu, req)
     for t in range(2, size[1] + 1):
         m[V.M_LEAD_TUPLES + t - 2] = req[t]
     parr = np.zeros((players, 54), dtype=np.int64)

@@ -4,8 +4,8 @@
 
 from numba import njit
 
-from ..kernels import combos
 from ..kernels.combos import MIN_TRACTOR
+from ..kernels.tuples import max_group_by_position
 from ..kernels.dims import DECKS, EFF_SUITS
 from ..kernels.dims import PAIR as PAIR_CARDS  # cards in a pair
 from ..kernels.order import MAX_POS, META_NCARDS
@@ -79,7 +79,7 @@ def random_tuple_lead(view, rng, out):
     for e in range(EFF_SUITS):
         for i in range(view[V_TTMETA, META_NCARDS + e]):
             total += view[V_HAND, view[V_SUITS + e, i]]
-        npos = combos.max_group_by_position(view[V_HAND], tt, e, hi)
+        npos = max_group_by_position(view[V_HAND], tt, e, hi)
         for m in range(PAIR_CARDS, DECKS + 1):
             run = 0
             for p in range(npos):
@@ -93,7 +93,7 @@ def random_tuple_lead(view, rng, out):
                 out[c] = r + 1
                 return r + 1
             r -= view[V_HAND, c]
-        npos = combos.max_group_by_position(view[V_HAND], tt, e, hi)
+        npos = max_group_by_position(view[V_HAND], tt, e, hi)
         for m in range(PAIR_CARDS, DECKS + 1):
             run = 0
             for p in range(npos):

@@ -12,6 +12,7 @@ from numba import njit
 
 from ..kernels import combos
 from ..kernels.combos import MAX_UNITS, TUPLE_SIZES
+from ..kernels.tuples import best_fit_at, lead_tractor_shapes, matched_tuples, tuple_tractor_cover
 from ..kernels.dims import CARDS, EFF_SUITS
 from ..kernels.dims import PAIR as PAIR_CARDS  # cards in a pair
 from ..kernels.order import META_NCARDS
@@ -27,8 +28,8 @@ RAISE_STEP = 1 << 10  # cheapest_tuple_follow: a card more to play costs more th
 @njit(cache=True)
 def tuple_need(view, s, cum):
     """cum[m] = C(m), the groups of at least m cards of the led suit s a follow must hold: the
-    tuples of size m or more my hand matches (combos.matched_tuples, decision 9.3); returns the
-    lead's largest tuple size (0 without tuples)."""
+    tuples of size m or more my hand matches (kernels.tuples.matched_tuples, decision 9.3);
+    returns the lead's largest tuple size (0 without tuples)."""
     top = lead_size(view)
     if top < PAIR_CARDS:
         return 0
@@ -36,7 +37,7 @@ def tuple_need(view, s, cum):
     for m in range(TUPLE_SIZES):
         req[m] = lead_tuples(view, m)
     matched = stack_array(TUPLE_SIZES)
-    combos.matched_tuples(view[V_HAND], trump_table(view), s, req, top, matched)
+    matched_tuples(view[V_HAND], trump_table(view), s, req, top, matched)
     acc = 0
     for m in range(top, 1, -1):
         acc += matched[m]
@@ -65,8 +66,8 @@ def _cards_in(view, out, s):
 @njit(cache=True)
 def required_tuple_tractors(view, out):
     """required_tractors with tuples (decision 9.4): add to ``out`` the tractors of the lead's
-    shapes I must play, covering as many cards as my hand allows (combos.tuple_tractor_cover, its
-    placement replayed group by group); return their cards (0 when nothing is required)."""
+    shapes I must play, covering as many cards as my hand allows (kernels.tuples.tuple_tractor_cover,
+    its placement replayed group by group); return their cards (0 when nothing is required)."""
     if not tractors_asked(view):
         return 0
     s = view[V_META, M_LEAD_SUIT]
@@ -75,9 +76,9 @@ def required_tuple_tractors(view, out):
     nu = combos.decompose(view[V_TRICK + view[V_META, M_LEADER]], tt, units, ucards)
     ms = stack_array(MAX_UNITS)
     ks = stack_array(MAX_UNITS)
-    nk = combos.lead_tractor_shapes(units, nu, ms, ks)
+    nk = lead_tractor_shapes(units, nu, ms, ks)
     place = stack_array(MAX_UNITS)
-    combos.tuple_tractor_cover(view[V_HAND], tt, s, ms, ks, nk, place)
+    tuple_tractor_cover(view[V_HAND], tt, s, ms, ks, nk, place)
     avail = stack_array(CARDS)
     for c in range(CARDS):
         avail[c] = view[V_HAND, c]
@@ -86,7 +87,7 @@ def required_tuple_tractors(view, out):
         if place[i] < 0:
             continue
         for q in range(place[i] - ks[i] + 1, place[i] + 1):
-            c = combos.best_fit_at(avail, tt, s, q, ms[i])
+            c = best_fit_at(avail, tt, s, q, ms[i])
             avail[c] = 0
             out[c] += ms[i]
         placed += ms[i] * ks[i]
