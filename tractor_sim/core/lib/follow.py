@@ -52,7 +52,9 @@ def cheapest_follow(view, out, feed):
 def cheapest_follow_given(view, out, feed, held, need):
     """cheapest_follow when the caller already has (held, need) = follow_need(view).
 
-    With 3 and 4 decks: cheapest_tuple_follow (the tuples of decision 9.3; ``need`` unused)."""
+    With 3 and 4 decks: cheapest_tuple_follow (the tuples of decision 9.3; ``need`` unused).  The
+    2-deck build keeps its own: it reads my pairs from the view where the tuple builder counts the
+    tuples of every size (combos.matched_tuples), on the 4-player game's hottest path."""
     if DECKS > PAIR_CARDS:
         return cheapest_tuple_follow(view, out, feed)
     s = view[V_META, M_LEAD_SUIT]
@@ -159,6 +161,7 @@ def required_tractors(view, out):
     """Under the rule follow_tractor, add to ``out`` the tractors I must play to the current lead
     (tractors of the lead's lengths covering as many pairs as my hand allows, placed as low as
     possible: combos.tractor_cover); return their pairs (0 when nothing is required).
+    Not required_tuple_tractors: the 2-deck unit table has no UNIT_SIZE column for its shapes.
 
     The required pairs still count towards the pairs follow_need asks for.
     """

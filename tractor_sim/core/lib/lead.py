@@ -72,7 +72,10 @@ def random_lead(view, rng, out):
 @njit(cache=True)
 def random_tuple_lead(view, rng, out):
     """random_lead with tuples: uniformly one of my singles, tuples (each size 2..copies of each
-    card) and tractors (each size m, each top and length of a run of positions holding m copies)."""
+    card) and tractors (each size m, each top and length of a run of positions holding m copies).
+
+    At 2 decks it would draw from the same leads in another order (a suit's singles and tuples
+    before its tractors): random_lead stays, so the random policy's 2-deck plays do not change."""
     tt = trump_table(view)
     hi = stack_array(MAX_POS)
     total = 0

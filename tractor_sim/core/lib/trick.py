@@ -172,7 +172,10 @@ def is_top_lead_unit(view, s, top):
 
 @njit(cache=True, inline='always')
 def put_unit(view, out, e, top, k):
-    """Write into ``out`` my unit of k pairs (0: single) of suit e topped at ``top``; return its size."""
+    """Write into ``out`` my unit of k pairs (0: single) of suit e topped at ``top``; return its size.
+
+    Not put_shape at m = 2: at a position of two cards (the off-suit trump-rank ones) this takes the
+    lowest id, put_shape the one held least often, so a 2-deck single would change."""
     if k == 0:
         for i in range(view[V_TTMETA, META_NCARDS + e]):
             c = view[V_SUITS + e, i]
