@@ -114,7 +114,7 @@ def _lead_fields(pkg, v, tt, trick, leader):
         units, ucards = C.new_units()
         nu = C.decompose(trick[0], tt, units, ucards)
         req = np.zeros(C.TUPLE_SIZES, dtype=np.int64)
-        C.lead_requirement(units, nu, req)
+        pkg.kernels.tuples.lead_requirement(units, nu, req)
         for t in range(2, decks + 1):
             m[V.M_LEAD_TUPLES + t - 2] = req[t]
     plays = np.zeros((seats, 54), dtype=np.int64)

@@ -31,10 +31,11 @@ blocker's: strategies cannot read them; the sampler can.
 
 from numba import njit
 
-from .combos import best_fit_at, max_group_by_position, pairs_by_position
+from .combos import pairs_by_position
 from .order import MAX_POS, META_NCARDS, TT_POS, TT_SUIT, TT_META
 from .dims import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, SEATS
 from .state import K_NOPAIR, K_PLAYED, K_SHOWN, K_VOID
+from .tuples import best_fit_at, max_group_by_position
 from .unowned import stack_array
 
 K_END = K_NOPAIR + SEATS * EFF_SUITS  # the knowledge pieces lie together, K_PLAYED .. K_END
@@ -121,7 +122,7 @@ def throw_failed(st, leader, throw, hands, blocker, suit, unit_pairs, unit_top, 
 def blocker_shows_tuples(st, blocker, hand, suit, unit_pairs, unit_top, unit_size, tt):
     """throw_failed with tuples: the blocker shows the lowest part of shape (unit_size, unit_pairs)
     above ``unit_top`` he holds (9.5), the group of each position that a tuple of that size takes
-    (combos.best_fit_at)."""
+    (tuples.best_fit_at)."""
     hi = stack_array(MAX_POS)
     npos = max_group_by_position(hand, tt, suit, hi)
     need = max(unit_pairs, 1)

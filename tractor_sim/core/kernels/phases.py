@@ -29,6 +29,7 @@ from numba import njit, types
 
 from . import combos as C
 from .combos import TUPLE_SIZES
+from .tuples import lead_requirement
 from . import friends as F
 from . import knowledge
 from . import publish as P
@@ -808,7 +809,7 @@ def _publish_lead_tuples(views, lead_units, nu):
     """The lead's tuples for every seat (3 and 4 decks): M_LEAD_TUPLES + m - PAIR, its tuples of m
     cards (R_m of decision 9.3)."""
     req = stack_array(TUPLE_SIZES)
-    C.lead_requirement(lead_units, nu, req)
+    lead_requirement(lead_units, nu, req)
     for m in range(PAIR, DECKS + 1):
         P.to_all(views, M_LEAD_TUPLES + m - PAIR, req[m])
 
