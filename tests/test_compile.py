@@ -140,3 +140,15 @@ def test_two_processes_importing_a_compiled_kernel_compile_it_once(tmp_path):
     outs = sorted(r.communicate(timeout=120)[0].split() for r in runs)
     assert [o[0] for o in outs] == ["6", "6"]
     assert [o[1] for o in outs] == ["0", "1"]  # one compiled, one loaded what it compiled
+
+
+def test_a_cache_folder_that_cannot_be_written_imports_without_the_lock(tmp_path, monkeypatch):
+    """import_compiled on a machine whose cache folder is read-only (or a file): the import goes on alone."""
+    from tractor_sim.play import packages
+
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("")
+    monkeypatch.setenv("TRACTOR_SIM_CACHE", str(blocker))  # cache_root() lies below a file
+    (tmp_path / "plain_module_for_the_lock_test.py").write_text("VALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert packages.import_compiled("plain_module_for_the_lock_test").VALUE == 7

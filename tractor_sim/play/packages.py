@@ -83,9 +83,13 @@ def import_compiled(module: str):
     compiling the same set at the same time (test workers, two runs at once)."""
     if module in sys.modules:
         return sys.modules[module]
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    with _lock(root / f".{module}.lock"):
+    lock = cache_root() / f".{module}.lock"
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.touch()
+    except OSError:  # a cache folder this process cannot write: no lock to share, import alone
+        return importlib.import_module(module)
+    with _lock(lock):
         return importlib.import_module(module)
 
 
