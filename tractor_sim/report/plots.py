@@ -19,8 +19,8 @@ from tractor_sim.stats.summary import LEVEL_NAMES, level_step, row_frequencies
 DPI = 100
 
 
-def _figure(width: float = 7.0, height: float = 4.0) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
+def _figure(width: float = 7.0, height: float = 4.0, layout: str | None = "constrained") -> Figure:
+    fig = Figure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(fig)
     return fig
 
@@ -174,8 +174,7 @@ def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probabil
 
     Fixed margins instead of the constrained layout: the layout engine lays out the 169 cell labels
     a second time (0.37 against 0.21 s of CPU a heatmap, the largest part of a quick start's report)."""
-    fig = Figure(figsize=(6.5, 5.5))
-    FigureCanvasAgg(fig)
+    fig = _figure(6.5, 5.5, layout=None)
     fig.subplots_adjust(left=0.09, right=0.97, bottom=0.09, top=0.93)
     ax = fig.add_subplot()
     values = table.to_numpy(float)
