@@ -177,7 +177,7 @@ def blocks(r: dict, run_dir: Path, csv: str = "ratings.csv") -> list[tuple]:
                 "[unadjusted 95% CI]": [f"[{lo:+.4f}, {hi:+.4f}]" for lo, hi in zip(table["low"], table["high"])],
                 "p (Holm)": table["p_holm"].map(p_value),
                 "resolved": table["resolved"].map(lambda v: "yes" if v else "no"),
-                "head to head ± 1.96 se (unadjusted)": [f"{plus_minus(m, 1.96 * s)}" if np.isfinite(m) else "did not meet"
+                "head to head ± 1.96 se (unadjusted)": [plus_minus(m, 1.96 * s) if np.isfinite(m) else "did not meet"
                                            for m, s in zip(table["head_to_head"], table["head_to_head_se"])],
                 "off the fit (se)": table["fit_z"].map(lambda z: f"{z:+.1f}" if np.isfinite(z) else ""),
             }))]

@@ -226,11 +226,10 @@ def _table(s: pd.DataFrame, by: str) -> pd.DataFrame:
     """Held-out levels and points per world kind, then the in-sample (upper-biased) levels."""
     out = pd.DataFrame({by: s[by], "decisions": s["decisions"], "searched": s["searched"]})
     for label, title, points in TABLE_COLUMNS:
-        out[f"levels ({title})"] = [interval(*r, missing="n/a") for r in s[[f"{label}_levels", f"{label}_levels_low",
-                                                       f"{label}_levels_high"]].itertuples(index=False)]
-        if points:
-            out[f"points ({title})"] = [interval(*r, decimals=1, missing="n/a") for r in s[[f"{label}_points", f"{label}_points_low",
-                                                                     f"{label}_points_high"]].itertuples(index=False)]
+        for what, decimals in (("levels", 3), ("points", 1)) if points else (("levels", 3),):
+            cols = [f"{label}_{what}", f"{label}_{what}_low", f"{label}_{what}_high"]
+            out[f"{what} ({title})"] = [interval(*r, decimals=decimals, missing="n/a")
+                                        for r in s[cols].itertuples(index=False)]
     return out
 
 
