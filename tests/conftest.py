@@ -91,9 +91,17 @@ def pytest_sessionstart(session):
         state.apply(state.answer_of("expert"))
 
 
+def _size_key(game):
+    """A ``game`` parameter, written as a tuple (players, decks, teams) or as a game table, as a key of
+    SIZED (None for any other parameter)."""
+    if isinstance(game, dict):
+        return game.get("players", 4), game.get("decks", 2), game.get("teams", "tractor")
+    return tuple(game) if isinstance(game, (tuple, list)) else None
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         name = item.path.name
         game = getattr(item, "callspec", None) and item.callspec.params.get("game")
-        sized = SIZED.get(tuple(game)) if isinstance(game, (tuple, list)) else None
+        sized = SIZED.get(_size_key(game))
         item.add_marker(pytest.mark.xdist_group(sized or SHARED.get(name, name)))

@@ -208,6 +208,7 @@ def test_declare_helpers_of_the_strategies(decks, package_of, view_of):
 
 
 @functools.cache  # compiled once a session: two tests at 6/3 drive the same draw
+@functools.cache
 def _drive_draw(decks):
     """A compiled loop over the phases of the draw (and of the auction) of the sized package: ask the
     strategy of the seat to act and apply its answer, until the kitty exchange is asked.  Returns
@@ -221,8 +222,13 @@ def _drive_draw(decks):
     S_PHASE, S_TO_ACT, S_DECISION, S_DRAW_K, S_REDEALS = (ST.S_PHASE, ST.S_TO_ACT, ST.S_DECISION, ST.S_DRAW_K,
                                                           ST.S_REDEALS)
     ANSWER, CARDS, DECLARE, TEAMS = ST.ANSWER, 54, V.DECLARE, K.dims.TEAMS
+    # Typed strategies (first-class functions), so one compile serves every pair of strategies (a
+    # dispatcher argument is a type of its own: each new pair compiled the loop again).
+    ints, fn = numba.types.int64, V.STRATEGY_TYPE
+    signature = numba.types.UniTuple(ints, 2)(ints[::1], PH.WS_TYPE, ints[::1], ints[::1], ints[:, ::1],
+                                              fn, fn, fn, fn, numba.types.float64[:, ::1], ints[:, ::1])
 
-    @numba.njit(_nrt=False)
+    @numba.njit(signature, _nrt=False)
     def run(st, ws, rules, err, log, declare0, declare1, bid0, bid1, params, asks):
         views, scratch, rngs, _ = ws
         arrs = carve(st)

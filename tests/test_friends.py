@@ -88,10 +88,13 @@ def test_friends_variants_follow_the_reference(n):
     assert c["matches"] == 4
 
 
+@pytest.mark.slow
 def test_friends_with_three_decks_follows_the_reference():
     """Finding Friends with tuples (6 players, 3 decks): declarations of up to three copies, calls
     of copy 1..3, joins, triples and tractors of tuples, judged event by event (the 8/4 table and a
-    quarter of a million deals of each: tests/test_legality.py, -m slow)."""
+    quarter of a million deals of each: tests/test_legality.py, -m slow).  In the slow tier: it alone
+    compiles the 6/3 Finding Friends package (a minute of CPU); the default tier checks Finding Friends
+    at 5 players and the tuples at 6 players, 3 decks."""
     c = judge(6, [("expert", "random"), (RASH, "basic")], count=60, seed=63, decks=3)
     assert c["deals"] == 240 and c["joins"] > 0 and c["failed throws"] > 0 and c["led triple"] > 0, dict(c)
     assert c["matches"] == 0 and judge(6, [(RASH, "expert")], mode="match", count=1, seed=64, decks=3,
