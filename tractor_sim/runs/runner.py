@@ -105,12 +105,15 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     """
     from tractor_sim.runs import experiment as X
     from tractor_sim.runs import fingerprint
-    from tractor_sim.runs.store import RunStore
+    from tractor_sim.runs.store import RunStore, refuse_another_game
 
     if scheduler and backend != "dask":
         raise ValueError("a scheduler goes with backend 'dask' (--backend dask)")
-    X.check_policies(exp)
     out_dir = Path(out) if out is not None else Path("runs") / X.dir_name(exp.name)
+    expd = exp.to_dict()
+    expd.pop("source", None)
+    refuse_another_game(out_dir, expd)
+    X.check_policies(exp)
     try:  # before anything is made: a plan too large is refused here
         specs = plan_chunks(
             [{"name": m["name"], "a": m["a"], "b": m["b"], "context": m.get("context", "")} for m in exp.played()],
@@ -125,8 +128,6 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         plugins += [p for p in sandbox.plugins(s) if p not in plugins]
     isolate = bool(plugins) or chunk_timeout is not None
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
-    expd = exp.to_dict()
-    expd.pop("source", None)
     with _terminable(), RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
         manifest = store.open(repair=repair)
         todo = [s for s in specs if not store.done(s, index)]

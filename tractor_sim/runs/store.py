@@ -68,6 +68,28 @@ def git_commit() -> str | None:
         return None
 
 
+def _other_experiment(run_dir: Path, old: dict, changed: list[str]) -> StoreRefused:
+    return StoreRefused(
+        f"{run_dir} holds a different experiment ({old.get('name')!r}); resuming would mix two sets of "
+        "results. What differs (stored -> now):\n  " + "\n  ".join(changed[:20])
+        + ("\n  ..." if len(changed) > 20 else "")
+        + "\nUse another --out directory, or delete this one to start over")
+
+
+def refuse_another_game(run_dir: str | Path, experiment: dict) -> None:
+    """Refuse a run directory holding a run of another game size before the policies compile for this
+    one (a new size's package compiles for a minute; RunStore.open refuses it too, later)."""
+    path = Path(run_dir) / "manifest.json"
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return  # no manifest, or a damaged one: RunStore.open says so
+    if isinstance(old, dict) and isinstance(old.get("experiment"), dict):
+        was, now = old["experiment"].get("game"), experiment.get("game")
+        if was != now:
+            raise _other_experiment(Path(run_dir), old, [f"game: {was} -> {now}"])
+
+
 class RunStore:
     """One run directory, locked from ``open`` to ``close`` (also a context manager)."""
 
@@ -109,11 +131,7 @@ class RunStore:
                                    "results; its parts cannot be checked: use another --out directory or delete it")
             changed = differences(old["fingerprint"], self.fingerprint)
             if changed:
-                raise StoreRefused(
-                    f"{self.dir} holds a different experiment ({old.get('name')!r}); resuming would mix two sets of "
-                    "results. What differs (stored -> now):\n  " + "\n  ".join(changed[:20])
-                    + ("\n  ..." if len(changed) > 20 else "")
-                    + "\nUse another --out directory, or delete this one to start over")
+                raise _other_experiment(self.dir, old, changed)
             manifest = old
         else:
             manifest = {
