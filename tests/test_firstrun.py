@@ -47,6 +47,9 @@ def test_an_empty_cache_is_announced_with_the_size(tmp_path, monkeypatch, times)
     assert firstrun.pending(spec) == "compiling the kernels for 4 players, 2 decks (first run only, about 40 s)"
     search = engine.plan_chunks([("search", "basic")], n=5, seed=1)[0]
     assert firstrun.pending(search).startswith("compiling the search kernels (first run only, about ")
+    search63 = engine.plan_chunks([("search", "basic")], n=5, seed=1, game={"players": 6, "decks": 3})[0]
+    assert firstrun.pending(search63).startswith(  # its own package's search, not the 4/2 one
+        "compiling the search kernels for 6 players, 3 decks (first run only, about ")
 
 
 def test_the_estimate_is_the_last_compile_measured(times):
@@ -56,6 +59,10 @@ def test_the_estimate_is_the_last_compile_measured(times):
     assert firstrun.estimate("6/3 tractor") == 52.3
     assert firstrun.estimate("8/4 tractor") == 52.3  # a new size: the slowest one measured
     assert firstrun.estimate("search", "search") == firstrun.TYPICAL["search"]
+    firstrun.record(engine.plan_chunks([("search", "basic")], n=5, seed=1, game={"players": 6, "decks": 3})[0], 90.0)
+    assert firstrun.estimate("search 6/3 tractor", "search") == 90.0
+    assert firstrun.estimate("search 8/4 tractor", "search") == 90.0  # a new size's search: the slowest measured
+    assert firstrun.estimate("8/4 tractor") == 52.3  # a search's time is no size's kernels' estimate
 
 
 def test_the_bar_starts_after_the_compile(exp_file, tmp_path, monkeypatch, times):

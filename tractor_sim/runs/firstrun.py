@@ -44,42 +44,56 @@ def _cached(source: Path, qualname: str) -> bool:
 
 
 def _key(spec) -> tuple[str, str]:
-    """(what compiles, the key of its time) for a chunk: the search kernels or a size's kernels."""
+    """(what compiles, the key of its time) for a chunk: the search kernels (of its size: each size's
+    package has its own) or a size's kernels."""
+    size = sizes.as_size(spec.game)
     if any(search.is_search(p) for p in spec.policies):
-        return "search", "search"
-    return "kernels", sizes.as_size(spec.game).label
+        return "search", "search" if size.standard else f"search {size.label}"
+    return "kernels", size.label
+
+
+def _size_words(size) -> str:
+    return f"{size.players} players, {size.decks} decks{' (Finding Friends)' if size.teams == 'friends' else ''}"
 
 
 def pending(spec) -> str | None:
     """The sentence for a chunk whose kernels are not compiled yet (None when they are cached):
     "compiling the kernels for 4 players, 2 decks (first run only, about 40 s)"."""
     kind, key = _key(spec)
-    if kind == "search":
-        return search_pending()
     size = sizes.as_size(spec.game)
-    if _cached(Path(packages.compiled_package(size).__file__).parent / "kernels" / "match.py", "play_chunk"):
+    if kind == "search":
+        return search_pending(size)
+    if _cached(_package_dir(size) / "kernels" / "match.py", "play_chunk"):
         return None
-    what = (f"the kernels for {size.players} players, {size.decks} decks"
-            f"{' (Finding Friends)' if size.teams == 'friends' else ''}")
-    return f"compiling {what} (first run only, about {estimate(key, kind):.0f} s)"
+    return f"compiling the kernels for {_size_words(size)} (first run only, about {estimate(key, kind):.0f} s)"
 
 
-def search_pending() -> str | None:
-    """The sentence for the search's kernels when they are not compiled yet, else None."""
-    import tractor_sim.core as core
+def _package_dir(size) -> Path:
+    """The folder of ``size``'s compiled package (tractor_sim/core itself at 4 players, 2 decks)."""
+    if size.standard:
+        import tractor_sim.core as core
 
-    if _cached(core.HERE / "kernels" / "search_play.py", "play_chunk_search"):
+        return core.HERE
+    return Path(packages.compiled_package(size).__file__).parent
+
+
+def search_pending(size=sizes.STANDARD) -> str | None:
+    """The sentence for the search's kernels of ``size`` when they are not compiled yet, else None."""
+    if _cached(_package_dir(size) / "kernels" / "search_play.py", "play_chunk_search"):
         return None
-    return f"compiling the search kernels (first run only, about {estimate('search', 'search'):.0f} s)"
+    what = "the search kernels" + ("" if size.standard else f" for {_size_words(size)}")
+    key = "search" if size.standard else f"search {size.label}"
+    return f"compiling {what} (first run only, about {estimate(key, 'search'):.0f} s)"
 
 
 def estimate(key: str, kind: str = "kernels") -> float:
-    """The last measured compile of ``key`` (a size's label or "search"), else of any size, else typical."""
+    """The last measured compile of ``key`` (a size's label, "search" or "search LABEL"), else the slowest
+    of its kind measured here (a new size), else the typical figure."""
     times = _read()
     if key in times:
         return times[key]
-    sized = [v for k, v in times.items() if k != "search"]
-    return max(sized) if sized and kind == "kernels" else TYPICAL[kind]
+    alike = [v for k, v in times.items() if k.startswith("search") == (kind == "search")]
+    return max(alike) if alike else TYPICAL[kind]
 
 
 def record(spec, seconds: float) -> None:
