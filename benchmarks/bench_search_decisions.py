@@ -1,11 +1,13 @@
-"""What searching the burial adds: a search over every decision against the same search over leads and
-follows only, head to head on duplicate deals, and the time per searched decision by decision type.
+"""What searching the declaration and the burial adds: a search over every decision against the same
+search over leads and follows only, head to head on duplicate deals, and the time per searched decision
+by decision type.
 
 Run: python benchmarks/bench_search_decisions.py [--deals 200] [--worlds 16] [--seed 1] [--game 4:2]
 
 Both sides play the same deals in both seats (duplicate): per deal id, the levels the side searching
 every decision gains minus those its opponent gains, summed over the two halves, is one observation;
-the mean per deal and its 95% interval (t over deal ids) are printed.  The time per searched decision
+the mean per deal and its 95% interval (t over deal ids) are printed, and as they come in (``--progress``:
+the deals whose two halves are done) so that a run cut short still says something.  The time per searched decision
 is measured on a chunk where a team searches one decision type only (``decisions = [...]``).
 """
 
@@ -27,21 +29,34 @@ def levels_for_team(deals, team: int) -> np.ndarray:
     return np.where(gainer == team, gain, np.where(gainer == 1 - team, -gain, 0))
 
 
-def head_to_head(a, b, deals: int, seed: int, game) -> tuple[float, float, float, float]:
+def interval(per_deal: np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): the mean per deal and its 95% t interval."""
+    n = len(per_deal)
+    mean = per_deal.mean()
+    half = stats.t.ppf(0.975, n - 1) * per_deal.std(ddof=1) / np.sqrt(n) if n > 1 else np.inf
+    return mean, mean - half, mean + half
+
+
+def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> tuple[float, float, float, float]:
     """(mean levels per deal of a over b, low, high, seconds) on duplicate deals."""
     t0 = time.perf_counter()
     specs = E.plan_chunks([(a, b)], n=deals, seed=seed, chunk_size=25, game=game)
-    results = [E.run_chunk(s) for s in specs]
-    seconds = time.perf_counter() - t0
     per_deal = np.zeros(deals)
-    for r in results:
+    halves = np.zeros(deals, dtype=np.int64)
+    for spec in specs:
+        r = E.run_chunk(spec)
         team_of_a = 0 if r.spec.half == 0 else 1
         ids = r.deals["deal_id"].astype(np.int64)
         np.add.at(per_deal, ids, levels_for_team(r.deals, team_of_a))
-    per_deal /= 2  # per deal played
-    mean = per_deal.mean()
-    half = stats.t.ppf(0.975, deals - 1) * per_deal.std(ddof=1) / np.sqrt(deals)
-    return mean, mean - half, mean + half, seconds
+        np.add.at(halves, ids, 1)
+        done = halves == 2
+        if progress and done.sum() > 1:
+            mean, low, high = interval(per_deal[done] / 2)
+            print(f"  {done.sum()} deals: {mean:+.4f} [{low:+.4f}, {high:+.4f}] "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    seconds = time.perf_counter() - t0
+    mean, low, high = interval(per_deal / 2)  # per deal played
+    return mean, low, high, seconds
 
 
 def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -> tuple[int, float]:
@@ -66,15 +81,18 @@ def main():
     ap.add_argument("--worlds", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams)")
+    ap.add_argument("--timing-deals", type=int, default=20, help="deals per decision type timed (0: no timing)")
+    ap.add_argument("--progress", action="store_true", help="print the estimate after every chunk")
     args = ap.parse_args()
     players, decks = (int(x) for x in args.game.split(":"))
     game = {"players": players, "decks": decks}
     every = {"policy": "search", "base": "expert", "worlds": args.worlds}
     plays = {**every, "decisions": ["lead", "follow"]}
-    for decision in ("discard", "lead", "follow"):
-        n, ms = time_per_decision(decision, args.worlds, 20, args.seed + 1, game)
-        print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})")
-    mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game)
+    for decision in ("declare", "discard", "lead", "follow") if args.timing_deals else ():
+        n, ms = time_per_decision(decision, args.worlds, args.timing_deals, args.seed + 1, game)
+        print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})",
+              flush=True)
+    mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game, args.progress)
     print(f"search:expert:{args.worlds} (every decision) over search:expert:{args.worlds}[lead,follow]: "
           f"{mean:+.4f} levels per deal, 95% CI [{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals "
           f"({seconds:.0f} s, {args.game})")

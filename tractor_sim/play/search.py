@@ -12,7 +12,8 @@ the draw (kernels.draw_worlds).  It is
 written wherever a policy is:
 
 * a name: ``search``, ``search:BASE``, ``search:BASE:WORLDS``,
-  ``search:BASE:WORLDS:ROLLOUTS`` (``oracle`` alike);
+  ``search:BASE:WORLDS:ROLLOUTS`` (``oracle`` alike), each with the
+  decisions searched after it if not all: ``search:expert:16[lead,follow]``;
 * a table: ``{policy = "search", base = "expert", worlds = 32, rollouts = 1}``
   (also ``max_candidates``, and ``decisions``, a list of the decisions
   searched among ``declare``, ``discard``, ``lead`` and ``follow``, all by
@@ -128,12 +129,18 @@ def is_search(spec) -> bool:
 
 
 def _from_name(name: str) -> dict:
-    """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations)."""
+    """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations); a
+    name ending in ``[lead,follow]`` also sets the decisions searched, as the names shown write them."""
+    inside = None
+    if name.endswith("]") and "[" in name:
+        name, _, inside = name[:-1].partition("[")
     parts = name.split(":")
     if len(parts) > 4 or any(not p for p in parts):
         raise SearchSpecError(f"policy {shown(name)}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
                               f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
     table = dict(zip(NAME_PARTS, parts))
+    if inside is not None:
+        table["decisions"] = [d.strip() for d in inside.split(",")]
     for key in ("worlds", "rollouts"):
         if key in table:
             table[key] = _settings()[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)
