@@ -41,6 +41,7 @@ def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> t
     """(mean levels per deal of a over b, low, high, seconds) on duplicate deals."""
     t0 = time.perf_counter()
     specs = E.plan_chunks([(a, b)], n=deals, seed=seed, chunk_size=25, game=game)
+    specs.sort(key=lambda s: (s.first_id, s.half))  # both halves of a chunk's deals together: a running estimate
     per_deal = np.zeros(deals)
     halves = np.zeros(deals, dtype=np.int64)
     for spec in specs:
