@@ -51,7 +51,7 @@ def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> t
         np.add.at(per_deal, ids, levels_for_team(r.deals, team_of_a))
         np.add.at(halves, ids, 1)
         done = halves == 2
-        if progress and done.sum() > 1:
+        if progress and done.sum() > 1 and r.spec.half == 1:
             mean, low, high = interval(per_deal[done] / 2)
             print(f"  {done.sum()} deals: {mean:+.4f} [{low:+.4f}, {high:+.4f}] "
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
