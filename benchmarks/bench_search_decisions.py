@@ -78,7 +78,7 @@ def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--deals", type=int, default=200, help="duplicate deals head to head (0: timing only)")
     ap.add_argument("--worlds", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams)")
@@ -93,6 +93,8 @@ def main():
         n, ms = time_per_decision(decision, args.worlds, args.timing_deals, args.seed + 1, game)
         print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})",
               flush=True)
+    if args.deals == 0:  # timing only
+        return
     mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game, args.progress)
     print(f"search:expert:{args.worlds} (every decision) over search:expert:{args.worlds}[lead,follow]: "
           f"{mean:+.4f} levels per deal, 95% CI [{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals "
