@@ -3,6 +3,7 @@ search over leads and follows only, head to head on duplicate deals, and the tim
 by decision type.
 
 Run: python benchmarks/bench_search_decisions.py [--deals 200] [--worlds 16] [--seed 1] [--game 4:2]
+[--only declare]
 
 Both sides play the same deals in both seats (duplicate): per deal id, the levels the side searching
 every decision gains minus those its opponent gains, summed over the two halves, is one observation;
@@ -84,6 +85,8 @@ def main():
     ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams)")
     ap.add_argument("--timing-deals", type=int, default=20, help="deals per decision type timed (0: no timing)")
     ap.add_argument("--progress", action="store_true", help="print the estimate after every chunk")
+    ap.add_argument("--only", default=None, help="instead: search:expert:W[ONLY] against expert (one decision "
+                                                 "type's gain alone, less noisy)")
     args = ap.parse_args()
     players, decks = (int(x) for x in args.game.split(":"))
     game = {"players": players, "decks": decks}
@@ -94,6 +97,12 @@ def main():
         print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})",
               flush=True)
     if args.deals == 0:  # timing only
+        return
+    if args.only:
+        mean, low, high, seconds = head_to_head({**every, "decisions": [args.only]}, "expert", args.deals, args.seed,
+                                                game, args.progress)
+        print(f"search:expert:{args.worlds}[{args.only}] over expert: {mean:+.4f} levels per deal, 95% CI "
+              f"[{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals ({seconds:.0f} s, {args.game})")
         return
     mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game, args.progress)
     print(f"search:expert:{args.worlds} (every decision) over search:expert:{args.worlds}[lead,follow]: "

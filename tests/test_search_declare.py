@@ -306,3 +306,23 @@ def test_analyze_values_declarations():
     assert (dec["insample_regret_levels"] >= 0).all()
     summary = A.summary(frame, "decision")
     assert "declare" in set(summary["decision"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", [{"players": 6, "decks": 3}, {"players": 4, "decks": 3}], ids=["6/3", "4/3"])
+def test_the_search_on_the_declaration_at_other_sizes(game):
+    """With more decks a declaration shows a count (9.8) and the draw has more seats: the search's
+    answers pass the rules' checks, it searches, changes some deal against its base, and gives the
+    same deals in any chunking."""
+    pol = {"policy": "search", "base": "expert", "worlds": 3, "max_candidates": 6, "decisions": ["declare"]}
+
+    def run(p, chunk):
+        specs = engine.plan_chunks([(p, "expert")], n=4, seed=3, duplicate=False, chunk_size=chunk, game=game)
+        results = [engine.run_chunk(s) for s in specs]
+        return engine.to_frames(results)[0].drop(columns=["matchup"]), sum(r.extra["decisions"] for r in results)
+
+    one, searched = run(pol, 4)
+    two, _ = run(pol, 1)
+    plain, _ = run("expert", 4)
+    assert searched > 0 and one.reset_index(drop=True).equals(two.reset_index(drop=True))
+    assert not one.reset_index(drop=True).equals(plain.reset_index(drop=True))
