@@ -319,7 +319,7 @@ def test_the_search_on_the_declaration_at_other_sizes(game):
     def run(p, chunk):
         specs = engine.plan_chunks([(p, "expert")], n=4, seed=3, duplicate=False, chunk_size=chunk, game=game)
         results = [engine.run_chunk(s) for s in specs]
-        return engine.to_frames(results)[0].drop(columns=["matchup"]), sum(r.extra["decisions"] for r in results)
+        return engine.to_frames(results)[0].drop(columns=["matchup"]), sum(r.extra.get("decisions", 0) for r in results)
 
     one, searched = run(pol, 4)
     two, _ = run(pol, 1)
