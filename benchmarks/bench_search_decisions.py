@@ -3,7 +3,7 @@ search over leads and follows only, head to head on duplicate deals, and the tim
 by decision type.
 
 Run: python benchmarks/bench_search_decisions.py [--deals 200] [--worlds 16] [--seed 1] [--game 4:2]
-[--only declare]
+[--only declare] [--matches 200]
 
 Both sides play the same deals in both seats (duplicate): per deal id, the levels the side searching
 every decision gains minus those its opponent gains, summed over the two halves, is one observation;
@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from tractor_sim.runs import engine as E
+from tractor_sim.play import search as S
 
 
 def levels_for_team(deals, team: int) -> np.ndarray:
@@ -61,6 +62,24 @@ def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> t
     return mean, low, high, seconds
 
 
+def round_one(a, b, matches: int, seed: int, game) -> dict:
+    """Whole matches on duplicate deals (match mode: round 1 is where a declaration makes the declaring
+    team): per match id, a's levels gained minus b's in the round-1 deal, and a's matches won minus b's
+    (over both halves, halved); means with their 95% intervals."""
+    t0 = time.perf_counter()
+    specs = E.plan_chunks([(a, b)], mode="match", n=matches, seed=seed, chunk_size=10, game=game)
+    first = np.zeros(matches)
+    wins = np.zeros(matches)
+    for spec in specs:
+        deals, match_rows = E.to_frames([E.run_chunk(spec)])[:2]
+        team_of_a = 0 if spec.half == 0 else 1
+        one = deals[deals["deal_in_match"] == 0]
+        np.add.at(first, one["match_id"].to_numpy(np.int64), levels_for_team(one, team_of_a))
+        won = np.where(match_rows["winner"] == team_of_a, 1, np.where(match_rows["winner"] == 1 - team_of_a, -1, 0))
+        np.add.at(wins, match_rows["match_id"].to_numpy(np.int64), won)
+    return {"round1": interval(first / 2), "wins": interval(wins / 2), "seconds": time.perf_counter() - t0}
+
+
 def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -> tuple[int, float]:
     """(decisions searched, milliseconds each) for a search of ``decision`` only against its base."""
     pol = {"policy": "search", "base": "expert", "worlds": worlds, "decisions": [decision]}
@@ -85,6 +104,7 @@ def main():
     ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams)")
     ap.add_argument("--timing-deals", type=int, default=20, help="deals per decision type timed (0: no timing)")
     ap.add_argument("--progress", action="store_true", help="print the estimate after every chunk")
+    ap.add_argument("--matches", type=int, default=0, help="instead: whole matches (round 1 and match wins)")
     ap.add_argument("--only", default=None, help="instead: search:expert:W[ONLY] against expert (one decision "
                                                  "type's gain alone, less noisy)")
     args = ap.parse_args()
@@ -97,6 +117,15 @@ def main():
         print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})",
               flush=True)
     if args.deals == 0:  # timing only
+        return
+    if args.matches:
+        a = {**every, "decisions": [args.only]} if args.only else every
+        b = "expert" if args.only else plays
+        got = round_one(a, b, args.matches, args.seed, game)
+        (m1, l1, h1), (mw, lw, hw) = got["round1"], got["wins"]
+        print(f"{S.parse(a)[2]} over {b if isinstance(b, str) else S.parse(b)[2]}, {args.matches} duplicate matches: round 1 {m1:+.4f} levels "
+              f"per deal [{l1:+.4f}, {h1:+.4f}], matches won minus lost per match {mw:+.4f} [{lw:+.4f}, {hw:+.4f}] "
+              f"({got['seconds']:.0f} s, {args.game})")
         return
     if args.only:
         mean, low, high, seconds = head_to_head({**every, "decisions": [args.only]}, "expert", args.deals, args.seed,
