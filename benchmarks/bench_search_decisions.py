@@ -62,12 +62,13 @@ def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> t
     return mean, low, high, seconds
 
 
-def round_one(a, b, matches: int, seed: int, game) -> dict:
+def round_one(a, b, matches: int, seed: int, game, progress: bool = False) -> dict:
     """Whole matches on duplicate deals (match mode: round 1 is where a declaration makes the declaring
     team): per match id, a's levels gained minus b's in the round-1 deal, and a's matches won minus b's
     (over both halves, halved); means with their 95% intervals."""
     t0 = time.perf_counter()
     specs = E.plan_chunks([(a, b)], mode="match", n=matches, seed=seed, chunk_size=10, game=game)
+    specs.sort(key=lambda s: (s.first_id, s.half))
     first = np.zeros(matches)
     wins = np.zeros(matches)
     for spec in specs:
@@ -77,6 +78,11 @@ def round_one(a, b, matches: int, seed: int, game) -> dict:
         np.add.at(first, one["match_id"].to_numpy(np.int64), levels_for_team(one, team_of_a))
         won = np.where(match_rows["winner"] == team_of_a, 1, np.where(match_rows["winner"] == 1 - team_of_a, -1, 0))
         np.add.at(wins, match_rows["match_id"].to_numpy(np.int64), won)
+        done = spec.first_id + spec.count
+        if progress and spec.half == 1 and done > 1:
+            m, lo, hi = interval(first[:done] / 2)
+            print(f"  {done} matches: round 1 {m:+.4f} [{lo:+.4f}, {hi:+.4f}] ({time.perf_counter() - t0:.0f} s)",
+                  flush=True)
     return {"round1": interval(first / 2), "wins": interval(wins / 2), "seconds": time.perf_counter() - t0}
 
 
@@ -121,7 +127,7 @@ def main():
     if args.matches:
         a = {**every, "decisions": [args.only]} if args.only else every
         b = "expert" if args.only else plays
-        got = round_one(a, b, args.matches, args.seed, game)
+        got = round_one(a, b, args.matches, args.seed, game, args.progress)
         (m1, l1, h1), (mw, lw, hw) = got["round1"], got["wins"]
         print(f"{S.parse(a)[2]} over {b if isinstance(b, str) else S.parse(b)[2]}, {args.matches} duplicate matches: round 1 {m1:+.4f} levels "
               f"per deal [{l1:+.4f}, {h1:+.4f}], matches won minus lost per match {mw:+.4f} [{lw:+.4f}, {hw:+.4f}] "
