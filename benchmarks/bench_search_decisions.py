@@ -129,8 +129,8 @@ def main():
         b = "expert" if args.only else plays
         got = round_one(a, b, args.matches, args.seed, game, args.progress)
         (m1, l1, h1), (mw, lw, hw) = got["round1"], got["wins"]
-        print(f"{S.parse(a)[2]} over {b if isinstance(b, str) else S.parse(b)[2]}, {args.matches} duplicate matches: round 1 {m1:+.4f} levels "
-              f"per deal [{l1:+.4f}, {h1:+.4f}], matches won minus lost per match {mw:+.4f} [{lw:+.4f}, {hw:+.4f}] "
+        print(f"{S.parse(a)[2]} over {b if isinstance(b, str) else S.parse(b)[2]}, {args.matches} duplicate "
+              f"matches: round 1 {m1:+.4f} levels per deal [{l1:+.4f}, {h1:+.4f}], matches won minus lost per match {mw:+.4f} [{lw:+.4f}, {hw:+.4f}] "
               f"({got['seconds']:.0f} s, {args.game})")
         return
     if args.only:

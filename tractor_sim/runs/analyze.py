@@ -103,7 +103,8 @@ def rollout_policy_of(policy, rollout_policy=None):
 def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, rollouts: int = 1,
         max_candidates: int = search.DEFAULT_MAX_CANDIDATES, source: str | None = None, levels=(0, 0),
         declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None, rollout_policy=None) -> dict:
-    """Play ``deals`` deals of POLICY at every seat and value each declaration, burial, lead and follow (module docstring).
+    """Play ``deals`` deals of POLICY at every seat and value each declaration, burial, lead and follow
+    (module docstring).
 
     ``source``: "sampled" (the seat's knowledge; needs the sampler) or "true" (the true deal only);
     by default sampled when the sampler is in this build.  Returns {"decisions": DataFrame, "specs",
