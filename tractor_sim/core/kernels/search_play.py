@@ -7,9 +7,10 @@ the base policy's functions for its rollouts.  This second driver is
 ``deal._drive`` with one step added: for a seat whose team's settings
 (kernels.search SETTINGS) have SS_ON, at a decision its SS_DECISIONS names
 (a declaration, the burial, a lead, a follow), the base policy's answer is
-taken as the first candidate, and kernels.search evaluates every candidate and puts the best in the answer buffer (or, with
-SS_RECORD, keeps the policy's answer and writes an analysis row: the
-policy's value against the best, ``tractor-sim analyze``).
+taken as the first candidate, and kernels.search evaluates every candidate
+and puts the best in the answer buffer (or, with SS_RECORD, keeps the
+policy's answer and writes an analysis row: the policy's value against the
+best, ``tractor-sim analyze``).
 
 It is compiled only when a run uses the search; the engine's own driver and
 chunk (kernels.deal, kernels.match) are untouched, so their speed and
