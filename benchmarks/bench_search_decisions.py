@@ -1,11 +1,14 @@
-"""What searching the burial adds: a search over every decision against the same search over leads and
-follows only, head to head on duplicate deals, and the time per searched decision by decision type.
+"""What searching the declaration and the burial adds: a search over every decision against the same
+search over leads and follows only, head to head on duplicate deals, and the time per searched decision
+by decision type.
 
 Run: python benchmarks/bench_search_decisions.py [--deals 200] [--worlds 16] [--seed 1] [--game 4:2]
+[--only declare] [--matches 200]
 
 Both sides play the same deals in both seats (duplicate): per deal id, the levels the side searching
 every decision gains minus those its opponent gains, summed over the two halves, is one observation;
-the mean per deal and its 95% interval (t over deal ids) are printed.  The time per searched decision
+the mean per deal and its 95% interval (t over deal ids) are printed, and as they come in (``--progress``:
+the deals whose two halves are done) so that a run cut short still says something.  The time per searched decision
 is measured on a chunk where a team searches one decision type only (``decisions = [...]``).
 """
 
@@ -19,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from tractor_sim.runs import engine as E
+from tractor_sim.play import search as S
 
 
 def levels_for_team(deals, team: int) -> np.ndarray:
@@ -27,21 +31,59 @@ def levels_for_team(deals, team: int) -> np.ndarray:
     return np.where(gainer == team, gain, np.where(gainer == 1 - team, -gain, 0))
 
 
-def head_to_head(a, b, deals: int, seed: int, game) -> tuple[float, float, float, float]:
+def interval(per_deal: np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): the mean per deal and its 95% t interval."""
+    n = len(per_deal)
+    mean = per_deal.mean()
+    half = stats.t.ppf(0.975, n - 1) * per_deal.std(ddof=1) / np.sqrt(n) if n > 1 else np.inf
+    return mean, mean - half, mean + half
+
+
+def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> tuple[float, float, float, float]:
     """(mean levels per deal of a over b, low, high, seconds) on duplicate deals."""
     t0 = time.perf_counter()
     specs = E.plan_chunks([(a, b)], n=deals, seed=seed, chunk_size=25, game=game)
-    results = [E.run_chunk(s) for s in specs]
-    seconds = time.perf_counter() - t0
+    specs.sort(key=lambda s: (s.first_id, s.half))  # both halves of a chunk's deals together: a running estimate
     per_deal = np.zeros(deals)
-    for r in results:
+    halves = np.zeros(deals, dtype=np.int64)
+    for spec in specs:
+        r = E.run_chunk(spec)
         team_of_a = 0 if r.spec.half == 0 else 1
         ids = r.deals["deal_id"].astype(np.int64)
         np.add.at(per_deal, ids, levels_for_team(r.deals, team_of_a))
-    per_deal /= 2  # per deal played
-    mean = per_deal.mean()
-    half = stats.t.ppf(0.975, deals - 1) * per_deal.std(ddof=1) / np.sqrt(deals)
-    return mean, mean - half, mean + half, seconds
+        np.add.at(halves, ids, 1)
+        done = halves == 2
+        if progress and done.sum() > 1 and r.spec.half == 1:
+            mean, low, high = interval(per_deal[done] / 2)
+            print(f"  {done.sum()} deals: {mean:+.4f} [{low:+.4f}, {high:+.4f}] "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    seconds = time.perf_counter() - t0
+    mean, low, high = interval(per_deal / 2)  # per deal played
+    return mean, low, high, seconds
+
+
+def round_one(a, b, matches: int, seed: int, game, progress: bool = False) -> dict:
+    """Whole matches on duplicate deals (match mode: round 1 is where a declaration makes the declaring
+    team): per match id, a's levels gained minus b's in the round-1 deal, and a's matches won minus b's
+    (over both halves, halved); means with their 95% intervals."""
+    t0 = time.perf_counter()
+    specs = E.plan_chunks([(a, b)], mode="match", n=matches, seed=seed, chunk_size=10, game=game)
+    specs.sort(key=lambda s: (s.first_id, s.half))
+    first = np.zeros(matches)
+    wins = np.zeros(matches)
+    for spec in specs:
+        deals, match_rows = E.to_frames([E.run_chunk(spec)])[:2]
+        team_of_a = 0 if spec.half == 0 else 1
+        one = deals[deals["deal_in_match"] == 0]
+        np.add.at(first, one["match_id"].to_numpy(np.int64), levels_for_team(one, team_of_a))
+        won = np.where(match_rows["winner"] == team_of_a, 1, np.where(match_rows["winner"] == 1 - team_of_a, -1, 0))
+        np.add.at(wins, match_rows["match_id"].to_numpy(np.int64), won)
+        done = spec.first_id + spec.count
+        if progress and spec.half == 1 and done > 1:
+            m, lo, hi = interval(first[:done] / 2)
+            print(f"  {done} matches: round 1 {m:+.4f} [{lo:+.4f}, {hi:+.4f}] ({time.perf_counter() - t0:.0f} s)",
+                  flush=True)
+    return {"round1": interval(first / 2), "wins": interval(wins / 2), "seconds": time.perf_counter() - t0}
 
 
 def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -> tuple[int, float]:
@@ -62,19 +104,42 @@ def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--deals", type=int, default=200, help="duplicate deals head to head (0: timing only)")
     ap.add_argument("--worlds", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams)")
+    ap.add_argument("--timing-deals", type=int, default=20, help="deals per decision type timed (0: no timing)")
+    ap.add_argument("--progress", action="store_true", help="print the estimate after every chunk")
+    ap.add_argument("--matches", type=int, default=0, help="instead: whole matches (round 1 and match wins)")
+    ap.add_argument("--only", default=None, help="instead: search:expert:W[ONLY] against expert (one decision "
+                                                 "type's gain alone, less noisy)")
     args = ap.parse_args()
     players, decks = (int(x) for x in args.game.split(":"))
     game = {"players": players, "decks": decks}
     every = {"policy": "search", "base": "expert", "worlds": args.worlds}
     plays = {**every, "decisions": ["lead", "follow"]}
-    for decision in ("discard", "lead", "follow"):
-        n, ms = time_per_decision(decision, args.worlds, 20, args.seed + 1, game)
-        print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})")
-    mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game)
+    for decision in ("declare", "discard", "lead", "follow") if args.timing_deals else ():
+        n, ms = time_per_decision(decision, args.worlds, args.timing_deals, args.seed + 1, game)
+        print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})",
+              flush=True)
+    if args.deals == 0:  # timing only
+        return
+    if args.matches:
+        a = {**every, "decisions": [args.only]} if args.only else every
+        b = "expert" if args.only else plays
+        got = round_one(a, b, args.matches, args.seed, game, args.progress)
+        (m1, l1, h1), (mw, lw, hw) = got["round1"], got["wins"]
+        print(f"{S.parse(a)[2]} over {b if isinstance(b, str) else S.parse(b)[2]}, {args.matches} duplicate "
+              f"matches: round 1 {m1:+.4f} levels per deal [{l1:+.4f}, {h1:+.4f}], matches won minus lost per match {mw:+.4f} [{lw:+.4f}, {hw:+.4f}] "
+              f"({got['seconds']:.0f} s, {args.game})")
+        return
+    if args.only:
+        mean, low, high, seconds = head_to_head({**every, "decisions": [args.only]}, "expert", args.deals, args.seed,
+                                                game, args.progress)
+        print(f"search:expert:{args.worlds}[{args.only}] over expert: {mean:+.4f} levels per deal, 95% CI "
+              f"[{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals ({seconds:.0f} s, {args.game})")
+        return
+    mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game, args.progress)
     print(f"search:expert:{args.worlds} (every decision) over search:expert:{args.worlds}[lead,follow]: "
           f"{mean:+.4f} levels per deal, 95% CI [{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals "
           f"({seconds:.0f} s, {args.game})")

@@ -150,11 +150,12 @@ def test_completing_a_table():
     # a search context searches what the table leaves to it: never the studied decision
     assert CTX.complete({"discard": "void", "name": "v"}, "search:expert:8") == {
         "policy": "search", "base": {"policy": "expert", "discard": "void", "name": "v"}, "worlds": 8, "name": "v",
-        "decisions": ["lead", "follow"]}
+        "decisions": ["declare", "lead", "follow"]}
     assert CTX.complete({"lead": "pairs_first"}, {"policy": "search", "base": "basic", "worlds": 4})["decisions"] == [
-        "discard", "follow"]
+        "declare", "discard", "follow"]
+    assert CTX.complete({"lead": "pairs_first"}, "search:basic:4[lead,follow]")["decisions"] == ["follow"]
     with pytest.raises(CTX.ContextError, match="names every decision"):
-        CTX.complete({"discard": "void", "lead": "pairs_first", "follow": "random"},
+        CTX.complete({"declare": "eager", "discard": "void", "lead": "pairs_first", "follow": "random"},
                      {"policy": "search", "base": "basic", "worlds": 4}, "matchup[0].a")
 
 
@@ -163,7 +164,8 @@ def test_completing_a_table():
     ("contexts = []", "must be a non-empty list"),
     ('contexts = ["basic", "basic"]', "distinct names; repeated: basic"),
     ('contexts = [{discard = "void"}]', "must be a full policy"),
-    ('contexts = ["search:expert:4"]\n[[matchup]]\na = {discard = "void", lead = "pairs_first", follow = "random"}\n'
+    ('contexts = ["search:expert:4"]\n[[matchup]]\na = {declare = "eager", discard = "void", lead = "pairs_first", '
+     'follow = "random"}\n'
      'b = {lead = "top_cards"}', "matchup[0].a names every decision"),
     ('contexts = ["basic", "nosuch"]', "in context 'nosuch'"),
     ('contexts = ["search:expert:4:x"]', "bad.toml: contexts[0]: policy 'search:expert:4:x': field 'rollouts'"),

@@ -322,7 +322,7 @@ def test_analyze_end_to_end(tmp_path):
     result = A.run("expert", deals=2, seed=4, worlds=3)
     frame = result["decisions"]
     assert result["source"] == "sampled"
-    assert len(frame) > 50 and set(frame["decision"]) == {"discard", "lead", "follow"}
+    assert len(frame) > 50 and set(frame["decision"]) == {"declare", "discard", "lead", "follow"}
     # in-sample: the same rollouts for the play and the best, never below 0, in either kind of world
     assert (frame["insample_regret_levels"] >= 0).all() and (frame["true_insample_regret_levels"] >= 0).all()
     # held-out: other worlds value the selection, which can lose there; exactly 0 when it is the play

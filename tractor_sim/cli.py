@@ -672,12 +672,12 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, levels, declaring_team, rules_json,
             modules, worst, out, rollout_policy, quiet):
-    """Where does POLICY lose its levels? The search values each of its leads and follows.
+    """Where does POLICY lose its levels? The search values each of its decisions.
 
     \b
-    POLICY plays every seat; at each lead and follow the search rolls out
-    the policy's play and every other candidate (the same worlds for all)
-    and selects the best mean; the play and the selection are valued again
+    POLICY plays every seat; at each declaration, burial, lead and follow
+    the search rolls out the policy's play and every other candidate (the
+    same worlds for all) and selects the best mean; the play and the selection are valued again
     on independent worlds: regret = selection - play there (unbiased), in
     levels and points, by decision type and trick, beside the in-sample
     regret (upper-biased), with the worst decisions and their replays.

@@ -1,19 +1,23 @@
 """The search policies by name: ``search`` (sampled worlds) and ``oracle`` (the true deal, cheating).
 
-A search policy is a base policy plus a budget: at every burial, lead and
-follow of its seats (``decisions``) the compiled search (kernels.search,
+A search policy is a base policy plus a budget: at every declaration,
+burial, lead and follow of its seats (``decisions``) the compiled search (kernels.search,
 driven by kernels.search_play) rolls each candidate out to the end of the
 deal with the base policy at every seat, in ``worlds`` worlds x
 ``rollouts`` rollouts, and plays the best (kernels.search.chosen_candidate);
-the base policy declares, bids and calls.  A burial's candidates are the base
-policy's and the burials one swap away from it (kernels.candidates).  It is
+the base policy bids and calls.  A burial's candidates are the base
+policy's and the burials one swap away from it; a declaration's, the pass
+and every declaration allowed (kernels.candidates), valued in worlds of
+the draw (kernels.draw_worlds).  It is
 written wherever a policy is:
 
 * a name: ``search``, ``search:BASE``, ``search:BASE:WORLDS``,
-  ``search:BASE:WORLDS:ROLLOUTS`` (``oracle`` alike);
+  ``search:BASE:WORLDS:ROLLOUTS`` (``oracle`` alike), each with the
+  decisions searched after it if not all: ``search:expert:16[lead,follow]``;
 * a table: ``{policy = "search", base = "expert", worlds = 32, rollouts = 1}``
   (also ``max_candidates``, and ``decisions``, a list of the decisions
-  searched among ``discard``, ``lead`` and ``follow``, all by default;
+  searched among ``declare``, ``discard``, ``lead`` and ``follow``, all by
+  default;
   ``base`` may be a policy table).  A Python policy or process bot as the
   base needs ``rollout_policy``, a compiled policy rolled out at every seat:
   the base's answer is the first candidate (docs/bots.md).
@@ -41,7 +45,7 @@ DEFAULT_WORLDS = 32
 DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
-SEARCHABLE = ("discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
+SEARCHABLE = ("declare", "discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
 
 @functools.cache
 def _settings() -> Table:
@@ -125,12 +129,18 @@ def is_search(spec) -> bool:
 
 
 def _from_name(name: str) -> dict:
-    """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations)."""
+    """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations); a
+    name ending in ``[lead,follow]`` also sets the decisions searched, as the names shown write them."""
+    inside = None
+    if name.endswith("]") and "[" in name:
+        name, _, inside = name[:-1].partition("[")
     parts = name.split(":")
     if len(parts) > 4 or any(not p for p in parts):
         raise SearchSpecError(f"policy {shown(name)}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
                               f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
     table = dict(zip(NAME_PARTS, parts))
+    if inside is not None:
+        table["decisions"] = [d.strip() for d in inside.split(",")]
     for key in ("worlds", "rollouts"):
         if key in table:
             table[key] = _settings()[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)

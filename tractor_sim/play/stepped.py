@@ -64,7 +64,7 @@ class _Search:
         self.records = np.zeros((1, self.kernel.AR_FIELDS), dtype=np.float64)
         self.rows = rows  # the analysis rows written (record), shared by the chunk's searches
         KS, V = game.kernel("search"), game.kernels.view
-        searchable = {V.LEAD, V.FOLLOW, V.DISCARD}
+        searchable = {V.LEAD, V.FOLLOW, V.DISCARD, V.DECLARE}
         self.decisions = {d for d in searchable if (self.settings[KS.SS_DECISIONS] >> d) & 1}
         self.fns = tuple(pol.functions) * 2
         self.team_params = team_params
@@ -162,7 +162,7 @@ def _play(state, spec, pols, params, sessions, searches, deal_id) -> None:
         if session is None:  # a compiled seat: its strategy on its own arrays, as the kernel calls it
             ret = pols[team].functions[d](views[seat], params[team, d], rngs[seat], scratch[seat], answer)
             if searches[team] is not None:
-                _search(state, searches[team], seat, d, deal_id, spec, pols[team].name)
+                ret = _search(state, searches[team], seat, d, deal_id, spec, pols[team].name, ret)
             code = PH.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
             if code != PH.ERR_NONE:
                 raise SimulationError(_where(state, spec, pols[team].name, seat, deal_id,
@@ -197,16 +197,25 @@ def _searched(state, search, got, seat, d, deal_id, spec, name) -> int:
         return code
     ret, out = state._encode(got)
     st[ST.ANSWER:ST.ANSWER + state._d.CARDS] = out
-    _search(state, search, seat, d, deal_id, spec, name)
+    ret = _search(state, search, seat, d, deal_id, spec, name, ret)
     return state._k.phases.apply(st, state._ws, state._enc, state._err, state._nolog, np.int64(d), np.int64(ret))
 
 
-def _search(state, search, seat, d, deal_id, spec, name) -> None:
-    """The team's search at the pending decision, its base answer in the answer buffer; a run-time
-    error naming the policy when no world fits the seat's knowledge."""
+def _search(state, search, seat, d, deal_id, spec, name, ret: int) -> int:
+    """The team's search at the pending decision, its base answer in the answer buffer (``ret`` what
+    the base returned); the value to apply the answer with (a declaration's: 1 or 0 for the pass, as
+    the kernel's driver gives it).  A run-time error naming the policy when no world fits the seat's
+    knowledge."""
+    if d not in search.decisions:
+        return ret
+    answer = state._st[state._k.state.ANSWER:state._k.state.ANSWER + state._d.CARDS]
+    declare = d == state._k.view.DECLARE
+    if declare and ret == 0:
+        answer[:] = 0  # a pass: the candidate row of the pass
     if search.answer(state, seat, d, deal_id) != state._k.phases.ERR_NONE:
         raise SimulationError(_where(state, spec, name, seat, deal_id,
                                      "found no world consistent with its knowledge to search"))
+    return int(search.kernel.declared(answer)) if declare else ret
 
 
 def _where(state, spec, who, seat, deal_id, what) -> str:

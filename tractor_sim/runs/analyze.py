@@ -1,6 +1,6 @@
 """``tractor-sim analyze POLICY``: where does a policy lose its levels?
 
-All four seats play POLICY on N deals.  At every burial, lead and follow the
+All four seats play POLICY on N deals.  At every declaration, burial, lead and follow the
 compiled search (kernels.search) values the policy's own play and every
 other candidate by rollouts with POLICY at every seat (a Python policy or
 bot cannot run inside the kernel: its rollouts are played by a compiled
@@ -67,6 +67,17 @@ def _cards(counts) -> str:
     return " ".join(card_str(c) for c in range(CARDS - 1, -1, -1) for _ in range(int(counts[c]))) or "(none)"
 
 
+def _answer(decision: str, row) -> str:
+    """A recorded answer as text: a play's or burial's cards; a declaration's cards shown, or pass (its
+    row holds the kind, the card, and with more decks the count: kernels.search._declaration_row)."""
+    if decision != "declare":
+        return _cards(row)
+    kind, card, count = (int(x) for x in row[:3])
+    if kind == 0:
+        return "pass"
+    return " ".join([card_str(card)] * (count or (1 if kind == 1 else 2)))
+
+
 DEFAULT_ROLLOUT_POLICY = "expert"  # rolled out after a Python policy's or bot's decisions
 
 
@@ -92,7 +103,8 @@ def rollout_policy_of(policy, rollout_policy=None):
 def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, rollouts: int = 1,
         max_candidates: int = search.DEFAULT_MAX_CANDIDATES, source: str | None = None, levels=(0, 0),
         declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None, rollout_policy=None) -> dict:
-    """Play ``deals`` deals of POLICY at every seat and value each burial, lead and follow (module docstring).
+    """Play ``deals`` deals of POLICY at every seat and value each declaration, burial, lead and follow
+    (module docstring).
 
     ``source``: "sampled" (the seat's knowledge; needs the sampler) or "true" (the true deal only);
     by default sampled when the sampler is in this build.  Returns {"decisions": DataFrame, "specs",
@@ -179,8 +191,8 @@ def decisions_frame(rows: np.ndarray, source: str) -> pd.DataFrame:
                     "insample_regret_points", "held_chosen_levels", "held_chosen_points", "held_best_levels",
                     "held_best_points", "regret_levels", "regret_points"):
             f[col] = np.nan
-    f["chosen"] = [_cards(r[SPL.AR_CHOSEN_CARDS:SPL.AR_CHOSEN_CARDS + CARDS]) for r in rows]
-    f["best"] = [_cards(r[SPL.AR_BEST_CARDS:SPL.AR_BEST_CARDS + CARDS]) for r in rows]
+    f["chosen"] = [_answer(d, r[SPL.AR_CHOSEN_CARDS:SPL.AR_CHOSEN_CARDS + CARDS]) for d, r in zip(f["decision"], rows)]
+    f["best"] = [_answer(d, r[SPL.AR_BEST_CARDS:SPL.AR_BEST_CARDS + CARDS]) for d, r in zip(f["decision"], rows)]
     return f
 
 
@@ -275,7 +287,8 @@ def write_report(result: dict, out_dir, worst_k: int = DEFAULT_WORST) -> tuple[P
     sampled = result["source"] == "sampled"
     head = (f"# Where does {result['policy']} lose its levels?\n\n"
             f"{result['deals']} deals (seed {result['seed']}), {result['policy']} at every seat; "
-            f"{len(frame)} leads and follows, {int((frame['candidates'] > 1).sum())} with a choice; "
+            f"{len(frame)} decisions (declarations, burials, leads and follows), "
+            f"{int((frame['candidates'] > 1).sum())} with a choice; "
             f"each candidate valued by {result['worlds']} worlds x {result['rollouts']} rollouts of "
             f"{_rolled_name(result)} to the end of the deal ({result['total_rollouts']:,} rollouts, "
             f"{result['seconds']:.1f} s). Regret (held-out, the headline) = the search's selection minus the "

@@ -8,8 +8,8 @@ ids).  The context completes a *partial* table, one without ``policy``:
 ``void``.  A policy name, a table with ``policy`` and a search table are full
 policies and play as they are in every context.  A search context keeps its
 budget and searches over the completed table the decisions the table does not
-name (``decisions``: of the burial, the lead and the follow, those left to the
-context), so the studied decision is always the table's own; a table that
+name (``decisions``: of the declaration, the burial, the lead and the follow,
+those left to the context), so the studied decision is always the table's own; a table that
 names every searched decision leaves the search nothing and is refused there.
 """
 

@@ -24,6 +24,10 @@ short and hold no two plays that cannot lead to different outcomes.
 * **A burial**: the base policy's burial, then its neighbours: one buried
   card swapped for one kept card, the swaps that take the most value out of
   the kitty first (points, then trumps, then position: ``keep_value``).
+* **A declaration** (during the draw): the base policy's answer, the pass,
+  then every declaration the rules allow the seat now (each card of the
+  trump rank or joker it holds, each count it may show), the most cards
+  first: few enough to try them all.
 
 Only the seat's own knowledge is read: its hand, the cards played (its
 view) and what it buried, so the sampled search never looks at a hidden
@@ -34,9 +38,10 @@ import numpy as np
 from numba import njit
 
 from . import combos as C
+from .declare import can_declare, can_declare_count, kind_of
 from .order import META_NCARDS, MAX_POS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from .scoring import POINTS
-from .dims import CARDS, DECKS, EFF_SUITS, PAIR, SEATS
+from .dims import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, RJ, SEATS, SUITS
 from .unowned import stack_array
 from .view import V_BURIED, V_HAND, V_PLAYED
 
@@ -430,4 +435,32 @@ def burial_candidates(hand, tt, cands, n, max_out):
         n = _add(cands, n, play, max_out)
         play[b] += 1
         play[k] -= 1
+    return n
+
+
+@njit(cache=True)
+def declare_candidates(hand, seat, cur_seat, cur_kind, cur_count, cur_card, rank, rules, cands, n, max_out):
+    """After the base policy's answer in cands[0] (a declaration as the answer buffer holds it: kind,
+    card, and with more decks the count; the pass all zero): the pass, then every declaration the
+    rules allow ``seat`` over the standing one, the most cards first (jokers before suits at a count);
+    returns the list's length.  With two decks a row's count is left 0 (the kind says it)."""
+    play = np.zeros(CARDS, dtype=np.int64)
+    n = _add(cands, n, play, max_out)
+    for count in range(DECKS, 0, -1):
+        for i in range(2 + SUITS):
+            card = RJ if i == 0 else BJ if i == 1 else (i - 2) * RANKS + rank
+            if hand[card] < count or (card >= BJ and count < PAIR):
+                continue
+            kind = kind_of(count, card)
+            if DECKS > PAIR:
+                ok = can_declare_count(hand, kind, count, card, seat, cur_seat, cur_kind, cur_count, cur_card, rank,
+                                       rules)
+            else:
+                ok = can_declare(hand, kind, card, seat, cur_seat, cur_kind, cur_card, rank, rules)
+            if not ok:
+                continue
+            play[0] = kind
+            play[1] = card
+            play[2] = count if DECKS > PAIR else 0
+            n = _add(cands, n, play, max_out)
     return n

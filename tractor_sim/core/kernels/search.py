@@ -1,9 +1,10 @@
 """The search decision: every candidate play rolled out in every world, the best mean chosen.
 
-At a lead or follow of the searching seat, ``evaluate`` lists the candidates
+At a declaration, the burial, a lead or a follow of the searching seat, ``evaluate`` lists the candidates
 (kernels.candidates; the first is the base policy's own answer, already in
 the state's ANSWER buffer), then for each world (``make_world``: the true
-deal copied, or a deal sampled from the seat's knowledge) and each
+deal copied, or a deal sampled from the seat's knowledge: kernels.sampler,
+or kernels.draw_worlds during the draw) and each
 candidate plays the candidate and rolls the deal out to its end with the
 base policy at every seat (``deal.play_from`` on a work copy).  Common
 random numbers: every candidate sees the same worlds and the same rollout
@@ -22,19 +23,22 @@ side (minus p when it declares).
 import numpy as np
 from numba import njit
 
-from .candidates import burial_candidates, follow_candidates, lead_candidates
+from .candidates import burial_candidates, declare_candidates, follow_candidates, lead_candidates
 from .deal import _restore, play_from
 from .layout import Layout
 from .phases import ERR_NONE, apply
 from .result import D_DECL_TEAM, D_GAIN, D_KEEP, D_OPP_POINTS
 from .rng import stream_key
 from .sampler import draw, prepare
-from .dims import CARDS, SEATS, TEAMS, TRICKS, team_of
+from . import draw_worlds
+from .declare import ANS_COUNT, kind_count
+from .dims import CARDS, DECKS, DRAWN, PAIR, SEATS, TEAMS, TRICKS, team_of
 from .state import (
-    ANSWER, ARR_LEAD_UNITS, RESULT, S_KEY_A, S_KEY_B, S_LEAD_KIND, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS, S_LEAD_SUIT,
-    S_NPLAYED, S_RANK, S_SEED, S_SUIT, S_TRICK, HANDS, carve,
+    ANSWER, ARR_LEAD_UNITS, PH_DRAW, RESULT, S_CUR_CARD, S_CUR_COUNT, S_CUR_KIND, S_CUR_SEAT, S_DRAW_K, S_KEY_A,
+    S_KEY_B, S_LEAD_KIND, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS, S_LEAD_SUIT, S_NPLAYED, S_PHASE, S_RANK, S_REDEALS,
+    S_SEED, S_SUIT, S_TRICK, HANDS, carve,
 )
-from .view import DISCARD, LEAD
+from .view import DECISIONS, DECLARE, DISCARD, LEAD
 
 # A team's search settings: one int64 row per team (the driver's ``settings[team]``).
 SETTINGS = Layout("search settings", [
@@ -45,7 +49,8 @@ SETTINGS = Layout("search settings", [
     ("SS_MAX_CAND", 1, "candidates per decision, at most (the base policy's answer included)"),
     ("SS_RECORD", 1, "RECORD_ANALYSIS: play the policy's own answer and record its regret (tractor-sim analyze); "
                      "RECORD_TRAIN: play it and record every candidate's features and value (tractor-sim train)"),
-    ("SS_DECISIONS", 1, "the decisions searched: bit 1 << d for each view decision d (LEAD, FOLLOW, DISCARD)"),
+    ("SS_DECISIONS", 1, "the decisions searched: bit 1 << d for each view decision d (DECLARE, DISCARD, LEAD, "
+                        "FOLLOW)"),
 ])
 globals().update(SETTINGS.constants())
 SS_FIELDS = SETTINGS.size
@@ -77,6 +82,8 @@ P_WORLD = P_SEARCH >> 1  # stream purposes of the world sampler
 # its selected play there (held-out), free of the selection's luck (the winner's curse).
 P_HELDOUT = P_SEARCH << 1
 SELECTION = 0  # the ``held`` offset of the search's own worlds (the only ones the search plays by)
+DECLARE_REDEALS = 64  # declarations of redeals this far apart share their decision numbers (their streams)
+DECLARE_INDEX = TRICKS * SEATS + len(DECISIONS)  # the first declaration's decision number
 
 
 @njit(cache=True)
@@ -88,9 +95,13 @@ def apply_answer(st, ws, rules, err, log, decision, n):
 @njit(cache=True)
 def decision_index(st, decision=LEAD):
     """A decision's number within the deal, for its streams: a play's trick x seats + plays made to
-    the trick; the burial after every play's (it comes first, but a number of its own)."""
+    the trick; the burial after every play's (it comes first, but a number of its own); a
+    declaration after those, by the draw position that asked it and the redeal (one seat is asked
+    at a position)."""
     if decision == DISCARD:
         return TRICKS * SEATS + DISCARD
+    if decision == DECLARE:
+        return DECLARE_INDEX + (st[S_REDEALS] % DECLARE_REDEALS) * (DRAWN + SEATS) + st[S_DRAW_K]
     return st[S_TRICK] * SEATS + st[S_NPLAYED]
 
 
@@ -108,6 +119,8 @@ def prepare_worlds(st, ws, seat, source, sampler_work):
     the seat's knowledge (kernels.sampler.prepare; once per decision).  False when there is none."""
     if source == WORLD_TRUE:
         return True
+    if st[S_PHASE] == PH_DRAW:
+        return draw_worlds.prepare(st, seat, sampler_work) != 0
     _, _, _, tables = ws
     return prepare(st, seat, tables, sampler_work) != 0
 
@@ -123,6 +136,8 @@ def make_world(st, ws, source, world, wst, wws, sampler_work, rng, held, index):
         return True
     rng[0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B],
                         held + P_WORLD + index * MAX_WORLDS + world)
+    if st[S_PHASE] == PH_DRAW:
+        return draw_worlds.draw(st, ws, sampler_work, rng, wst, wws) != 0
     return draw(st, ws, sampler_work, rng, wst, wws) != 0
 
 
@@ -147,12 +162,32 @@ def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
     for c in range(CARDS):
         cands[0, c] = st[ANSWER + c]
     limit = min(max_cand, cands.shape[0])
+    if decision == DECLARE:
+        _declaration_row(cands[0])
+        return declare_candidates(hand, seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_COUNT], st[S_CUR_CARD],
+                                  st[S_RANK], rules, cands, 1, limit)
     if decision == DISCARD:
         return burial_candidates(hand, tt, cands, 1, limit)
     if decision == LEAD:
         return lead_candidates(hand, views[seat], tt, cands, 1, limit)
     return follow_candidates(hand, views[seat], tt, st[S_LEAD_SUIT], st[S_LEAD_N], st[S_LEAD_PAIRS], st[S_LEAD_KIND],
                              arrs[ARR_LEAD_UNITS], st[S_LEAD_NU], rules, cands, 1, limit)
+
+
+@njit(cache=True)
+def _declaration_row(row):
+    """A declare strategy's answer as a candidate row (the pass all zero; the driver clears the buffer
+    of a pass): the kind, the card, and with more decks the count (0 there means the kind's least);
+    the rest zero, so that it equals its row in declare_candidates' list."""
+    if row[0] == 0:
+        row[:] = 0
+        return
+    if DECKS > PAIR:
+        if row[ANS_COUNT] == 0:
+            row[ANS_COUNT] = kind_count(row[0])
+    else:
+        row[ANS_COUNT] = 0
+    row[ANS_COUNT + 1:] = 0
 
 
 @njit(cache=True)

@@ -6,10 +6,11 @@ sampled one reads only the seat's knowledge from it, kernels.sampler) and
 the base policy's functions for its rollouts.  This second driver is
 ``deal._drive`` with one step added: for a seat whose team's settings
 (kernels.search SETTINGS) have SS_ON, at a decision its SS_DECISIONS names
-(a lead, a follow, the burial), the base policy's answer is taken as the first candidate, and kernels.search
-evaluates every candidate and puts the best in the answer buffer (or, with
-SS_RECORD, keeps the policy's answer and writes an analysis row: the
-policy's value against the best, ``tractor-sim analyze``).
+(a declaration, the burial, a lead, a follow), the base policy's answer is
+taken as the first candidate, and kernels.search evaluates every candidate
+and puts the best in the answer buffer (or, with SS_RECORD, keeps the
+policy's answer and writes an analysis row: the policy's value against the
+best, ``tractor-sim analyze``).
 
 It is compiled only when a run uses the search; the engine's own driver and
 chunk (kernels.deal, kernels.match) are untouched, so their speed and
@@ -60,8 +61,8 @@ HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and t
 # policy's play and that selection are valued again on an independent set (AR_*HELD_*: unbiased).
 RECORD = Layout("analysis row", [
     ("AR_DEAL", 1, "the deal id (match mode: match id x 1000 + deal in match)"),
-    ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD, view.FOLLOW or view.DISCARD"),
-    ("AR_TRICK", 1, "0-based (-1 or below: before the first trick)"),
+    ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD, view.FOLLOW, view.DISCARD or view.DECLARE"),
+    ("AR_TRICK", 1, "0-based; -1 the burial, -2 a declaration (record_trick)"),
     ("AR_CANDIDATES", 1, "candidates valued (1: the play was forced, nothing rolled out)"),
     ("AR_ROLLOUTS", 1, "rollouts per candidate and source"),
     ("AR_CHOSEN_LEVELS", 1, "the policy's play: mean levels, in the settings' worlds,"),
@@ -118,6 +119,24 @@ def new_search_work(rules):
 
 
 @njit(cache=True)
+def declared(answer):
+    """A declare answer's return value after the search: 1 for a declaration, 0 for the pass (the
+    answer buffer as kernels.search._declaration_row leaves it: a pass all zero)."""
+    return 1 if answer[0] != 0 else 0
+
+
+@njit(cache=True)
+def record_trick(st, decision):
+    """A decision's trick in the records: 0-based for plays, -1 for the burial, -2 for a declaration
+    (before the first trick)."""
+    if decision == DECLARE:
+        return -2
+    if decision == DISCARD:
+        return -1
+    return st[S_TRICK]
+
+
+@njit(cache=True)
 def _record_values(record, values, best, chosen_levels, chosen_points, best_levels, best_points, best_col):
     """The policy's play (candidate 0) and the best candidate, as means, into the record's columns."""
     n = values[0, CV_N]
@@ -131,7 +150,7 @@ def _record_values(record, values, best, chosen_levels, chosen_points, best_leve
 
 @njit(cache=True)
 def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, counters, records, deal_id):
-    """The search at the seat's lead, follow or burial, its base answer in the ANSWER buffer: the best
+    """The search at the seat's declaration, burial, lead or follow, its base answer in the ANSWER buffer: the best
     candidate replaces it (or, with SS_RECORD, it stays and an analysis row is written).  Returns
     ERR_NONE, or -1 when a world could not be made."""
     wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
@@ -147,7 +166,7 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         records[row, AR_DEAL] = deal_id
         records[row, AR_SEAT] = seat
         records[row, AR_DECISION] = decision
-        records[row, AR_TRICK] = st[S_TRICK]
+        records[row, AR_TRICK] = record_trick(st, decision)
         records[row, AR_CANDIDATES] = ncand
         for c in range(CARDS):
             records[row, AR_CHOSEN_CARDS + c] = cands[0, c]
@@ -228,7 +247,7 @@ def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         records[row, TR_DEAL] = deal_id
         records[row, TR_SEAT] = seat
         records[row, TR_DECISION] = decision
-        records[row, TR_TRICK] = st[S_TRICK]
+        records[row, TR_TRICK] = record_trick(st, decision)
         records[row, TR_CANDIDATE] = c
         records[row, TR_CANDIDATES] = ncand
         records[row, TR_WORLDS] = values[c, CV_WORLDS]
@@ -310,14 +329,18 @@ def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, cou
         else:
             n = fns[base + BID](v, p, r, m, answer)
         if settings[team, SS_ON] != 0 and (settings[team, SS_DECISIONS] >> decision) & 1 != 0 \
-                and (decision == LEAD or decision == FOLLOW or decision == DISCARD):
+                and (decision == LEAD or decision == FOLLOW or decision == DISCARD or decision == DECLARE):
             roll_fns = (fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD], fns[base + FOLLOW], fns[base + BID],
                         fns[base + CALL], fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD],
                         fns[base + FOLLOW], fns[base + BID], fns[base + CALL])
+            if decision == DECLARE and n == 0:
+                answer[:] = 0  # a pass: the candidate row of the pass
             if search_step(st, ws, rules, roll_params[team], roll_fns, seat, decision, settings[team], work, counters,
                            records, deal_id) != ERR_NONE:
                 err[E_CODE] = ERR_NO_WORLD
                 return ERR_NO_WORLD
+            if decision == DECLARE:
+                n = declared(answer)
         code = apply_answer(st, ws, rules, err, log, decision, n)
         if code != ERR_NONE:
             return code
