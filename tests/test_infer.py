@@ -171,12 +171,24 @@ def test_resampling_keeps_the_likely_worlds_and_is_deterministic():
     again = _pick(state, seat, history, I.INFER_MODEL)
     assert np.array_equal(again[1], picks) and np.array_equal(again[2], weights)
     assert np.all(np.diff(picks) >= 0) and np.all(weights[picks] > 0)
-    # weights are relative to the pool's best (1); systematic resampling keeps each world about
-    # worlds x its share of the total times, so the kept worlds outweigh the pool on average
+    # weights are relative to the pool's best (1), tempered to an effective sample size of at least the
+    # worlds kept; systematic resampling keeps each world about worlds x its share of the total times,
+    # so the kept worlds outweigh the pool on average
     assert weights.max() == 1.0 and weights[picks].mean() > weights.mean()
+    assert weights.sum() ** 2 / (weights ** 2).sum() >= 8 * I.ESS_SHARE - 1e-6
     share = 8 * weights / weights.sum()
     kept = np.bincount(picks, minlength=pool)
     assert np.all(np.abs(kept - share) < 1.0 + 1e-9)
+
+
+def test_tempering_by_hand():
+    # two worlds, log weights 0 and -10 ln 2: with x = exp(-beta 10 ln 2) the effective size is
+    # (1 + x)^2 / (1 + x^2), which is 1.8 at x = 1/2, so beta = 1/10; above the target: beta = 1
+    logw = np.array([0.0, -10 * math.log(2)])
+    assert I.effective_size(logw, 2, 0.1) == pytest.approx(1.8)
+    assert I.tempering(logw, 2, 1.8) == pytest.approx(0.1, abs=1e-8)
+    assert I.tempering(logw, 2, 1.0) == 1.0
+    assert I.tempering(np.array([0.0, 0.0, -np.inf]), 3, 2.0) == 1.0  # an impossible world stays at 0
 
 
 # ---------------------------------------------------------------- the setting
