@@ -246,3 +246,13 @@ def test_inference_changes_some_play_and_none_is_the_plain_search():
     assert plain.equals(unnamed)
     cols = ["trick_points", "tricks0", "tricks1", "tricks2", "tricks3", "opp_points"]
     assert not plain[cols].equals(inferred[cols])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", [{"declaring": "auction"},
+                                   {"follow_tractor": "shape_first", "throw_check": "opponents_only",
+                                    "kitty_multiplier": "pow2_pairs", "must_defend": "ace_5_10_k"}])
+def test_inferring_seats_play_only_legal_cards_under_other_rules(rules):
+    # the replays apply every observed play through the rules' checks of these rules
+    deals, _ = runner.simulate([(INFER, "expert")], n=2, seed=11, rules=rules, duplicate=False)
+    assert len(deals) == 2
