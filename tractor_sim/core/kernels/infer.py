@@ -1,12 +1,15 @@
-"""Inference from the plays: the search's worlds resampled by how likely the other seats' plays were.
+"""Inference from the plays: the search's worlds resampled by how likely the opponents' plays were.
 
 The sampler (kernels.sampler) deals the unseen cards uniformly given hard
 constraints (voids, shown cards, missing pairs); it does not ask whether a
 seat holding those cards would have played what it played.  Here every
 world is weighed by that: the deal is replayed in the world from the first
 lead (``start_of_play``: the world's hands with the cards played since given
-back), and at each play of another seat (partner included) the model
-policy is asked in that seat's replayed view.  A deterministic model with
+back), and at each play of an opponent the model policy is asked in that
+seat's replayed view.  The partner's plays are applied, not weighed: the
+partner plays the search too, which leaves the base policy's answer at some
+40% of its decisions (measured), so the base is no model of it; weighing
+them made the search weaker against expert (docs/search.md).  A deterministic model with
 slips: the seat plays the model's answer with probability 1 - EPS, else one
 of its other plays, EPS shared evenly among them (their number taken as the
 search's candidate list for that seat: distinct plays up to equivalent
@@ -195,7 +198,7 @@ def log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst,
         who, what = to_act(rst)
         if who != s or what != decision:
             return -np.inf
-        if s != seat:
+        if team_of(s) != team:
             _ask(model_fns, model_params, team, rst, rws, s, decision)
             same = True
             for c in range(CARDS):
@@ -216,11 +219,11 @@ def log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst,
 
 @njit(cache=True)
 def others_played(seat, history):
-    """Plays of the other seats observed so far this deal."""
+    """Plays of the opponents observed so far this deal (the plays weighed)."""
     plays, count = history[2], history[3]
     n = 0
     for i in range(min(max(count[0], 0), MAX_PLAYS)):
-        if plays[i, H_SEAT] != seat:
+        if team_of(plays[i, H_SEAT]) != team_of(seat):
             n += 1
     return n
 
