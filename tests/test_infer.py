@@ -258,3 +258,15 @@ def test_inferring_seats_play_only_legal_cards_under_other_rules(rules):
     # the replays apply every observed play through the rules' checks of these rules
     deals, _ = runner.simulate([(INFER, "expert")], n=2, seed=11, rules=rules, duplicate=False)
     assert len(deals) == 2
+
+
+@pytest.mark.slow
+def test_analyze_rows_with_inference():
+    # record: the policy's play stays, the selection and its held-out values come from inferred worlds
+    from tractor_sim.runs import engine
+
+    spec = engine.plan_chunks([({**INFER, "record": True}, "expert")], n=2, seed=4, duplicate=False)[0]
+    result = engine.run_chunk(spec)
+    assert len(result.extra["records"]) > 0 and result.extra["weighed"] > 0
+    plain = engine.run_chunk(engine.plan_chunks([("expert", "expert")], n=2, seed=4, duplicate=False)[0])
+    assert np.array_equal(result.deals["gain"], plain.deals["gain"])  # recording plays expert's own answers
