@@ -6,43 +6,43 @@ seat holding those cards would have played what it played.  Here every
 world is weighed by that: the deal is replayed in the world from the first
 lead (``start_of_play``: the world's hands with the cards played since given
 back), and at each play of an opponent the model policy is asked in that
-seat's replayed view.  The partner's plays are applied, not weighed: the
-partner plays the search too, which leaves the base policy's answer at some
-40% of its decisions (measured), so the base is no model of it; weighing
-them made the search weaker against expert (docs/search.md).  A deterministic model with
-slips: the seat plays the model's answer with probability 1 - EPS, else one
-of its other plays, EPS shared evenly among them (their number taken as the
-search's candidate list for that seat: distinct plays up to equivalent
-cards, at most max_candidates).  A world's weight is the product over the
-observed plays (logs summed); a play the world makes illegal, or a throw
-whose verdict the world changes, gives weight 0 (the world is impossible).
+seat's replayed view.  A deterministic model with slips: the seat plays the
+model's answer with probability 1 - EPS, else another play, whose
+distribution is taken to be the same in every world (so a slip weighs EPS:
+spreading EPS over the seat's other plays made worlds where it had few
+options likelier, and measured no better).  A world's weight is the product
+over the observed plays (logs summed); a play the world makes illegal, or a
+throw whose verdict the world changes, gives weight 0 (the world is
+impossible).  The partner's plays are applied, not weighed: the partner
+plays the search too, which leaves the base policy's answer at some 40% of
+its decisions (measured), so the base is no model of it.
 
 Sample-importance-resample (not weighted rollout values): POOL x worlds
 worlds are drawn and replayed (a replay costs about one rollout of the plays
 so far, no candidate), and ``worlds`` of them are kept by systematic
-resampling on their weights.  Tempered: after a few tricks the weights of a
-uniform pool are degenerate (measured: an effective sample size of 1 to 2 of
-64 by the sixth trick, every kept world the same one), so they are raised to
-the largest power beta <= 1 that keeps their effective sample size at least
-ESS_SHARE x worlds (``tempering``): beta = 1, the posterior, while the pool
-is rich enough, else a compromise between it and the uniform worlds.  The rollouts then run as without inference, on
-worlds that are equally weighted, so the candidates' paired gains and their
-standard errors (search.chosen_candidate) keep their meaning, and no rollout
-is spent on a world of negligible weight.  Deterministic: the pool, the
-model's streams and the resampling draw are keyed by (seed, deal, decision,
-pool index) like every stream of the search, never by the chunk or the
-candidates.  When no world of the pool is possible, or no other seat has
-played yet, the worlds are the uniform ones (``picks`` 0..worlds-1), exactly
-as without inference.
+resampling on their weights.  The rollouts then run as without inference, on
+equally weighted worlds, so the candidates' paired gains and their standard
+errors (search.chosen_candidate) keep their meaning, and no rollout is spent
+on a world of negligible weight.  Tempered: after a few tricks the weights
+of a uniform pool are degenerate (measured: an effective sample size of 1
+to 2 of 64 by the sixth trick, every kept world the same one), so they are
+raised to the largest power beta <= 1 that keeps their effective sample
+size at least ESS_SHARE x worlds (``tempering``): beta = 1, the posterior,
+while the pool is rich enough, else a compromise between it and the uniform
+worlds.  Deterministic: the pool, the model's streams and the resampling
+draw are keyed by (seed, deal, decision, pool index) like every stream of
+the search, never by the chunk or the candidates.  When no opponent has
+played yet, or no world of the pool is possible, the worlds are the uniform
+ones (``picks`` 0..worlds-1), exactly as without inference.
 
-What it assumes: the other seats play like the model (up to EPS), and their
-state before the first lead is what the model would have with empty scratch
+What it assumes: the opponents play like the model up to EPS, and their
+state at the first lead is what the model would have with empty scratch
 memory (what a strategy remembered from the draw is not replayed).  The
 declarations and the burial are not weighed.  Exact where the weights are:
 when the model is right up to EPS and the weights need no tempering, the
-kept worlds are drawn from the posterior given the plays (as POOL grows).  A play weighs alike in every
-world when a slip is as likely as the model's answer (EPS = (L-1)/L for L
-plays): with every play so, the kept worlds are uniform, as without inference.
+kept worlds are drawn from the posterior given the plays (as POOL grows).
+At EPS = 1/2 a slip weighs as much as the model's answer: every world
+weighs alike, and the kept worlds are uniform, as without inference.
 """
 
 import numpy as np
@@ -55,7 +55,7 @@ from .layout import Layout
 from .phases import ERR_NONE, to_act
 from .rng import stream_key, uniform
 from .search import (
-    MAX_WORLDS, P_WORLD, WORLD_TRUE, apply_answer, decision_index, list_candidates, make_world, prepare_worlds,
+    MAX_WORLDS, P_WORLD, WORLD_TRUE, apply_answer, decision_index, make_world, prepare_worlds,
 )
 from .state import (
     ANSWER, BURIED, HANDS, HELD, HPAIRS, K_PLAYED, S_FAILED, S_KEY_A, S_KEY_B, S_RANK, S_SEED, S_STARTER, S_SUIT,
@@ -180,8 +180,7 @@ def _ask(model_fns, model_params, team, rst, rws, s, decision):
 
 
 @njit(cache=True)
-def log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst, rws, err, nolog, cands, max_cand,
-               stream):
+def log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst, rws, err, nolog, stream):
     """The log-likelihood of the other seats' observed plays in the world (wst, wws) under the model
     (module docstring): -inf when the world cannot have produced them.  ``stream``: the first of the
     model's stream purposes for this world (a seat's stream is stream + seat)."""
@@ -203,11 +202,7 @@ def log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst,
             same = True
             for c in range(CARDS):
                 same = same and rst[ANSWER + c] == plays[i, H_CARDS + c]
-            if same:
-                total += np.log(1.0 - EPS)
-            else:
-                others = list_candidates(rst, rws, rules, s, decision, max_cand, cands) - 1
-                total += np.log(EPS / max(1, others))
+            total += np.log(1.0 - EPS) if same else np.log(EPS)
         for c in range(CARDS):
             rst[ANSWER + c] = plays[i, H_CARDS + c]
         if apply_answer(rst, rws, rules, err, nolog, decision, plays[i, H_N]) != ERR_NONE:
@@ -266,7 +261,7 @@ def tempering(logw, n, target):
 
 @njit(cache=True)
 def pick_worlds(st, ws, rules, seat, decision, worlds, source, infer, model_fns, model_params, history, wst, wws, rst,
-                rws, sampler_work, rng, err, nolog, cands, max_cand, held, picks, logw):
+                rws, sampler_work, rng, err, nolog, held, picks, logw):
     """The world streams the search rolls out, into picks[:worlds] (search.evaluate_picked): 0..worlds-1
     without inference (or nothing observed, or no possible world in the pool), else ``worlds`` draws
     by systematic resampling from a pool of POOL x worlds by their weights (module docstring).
@@ -283,8 +278,8 @@ def pick_worlds(st, ws, rules, seat, decision, worlds, source, infer, model_fns,
     for j in range(pool):
         if not make_world(st, ws, source, j, wst, wws, sampler_work, rng, held, index):
             return -1
-        logw[j] = log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst, rws, err, nolog, cands,
-                             max_cand, held + P_REPLAY + (index * MAX_WORLDS + j) * SEATS)
+        logw[j] = log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst, rws, err, nolog,
+                             held + P_REPLAY + (index * MAX_WORLDS + j) * SEATS)
         best = max(best, logw[j])
     if best == -np.inf:
         return pool

@@ -124,20 +124,18 @@ def new_search_work(rules):
 @njit(cache=True)
 def new_infer_work():
     """The work memory of inference (kernels.infer): the deal's observed plays, the picked world
-    streams, the pool's weights and a candidate list of its own (the search's stays intact)."""
-    return (new_history(), np.zeros(MAX_WORLDS, dtype=np.int64), np.zeros(MAX_WORLDS, dtype=np.float64),
-            np.zeros((MAX_CANDIDATES, CARDS), dtype=np.int64))
+    streams and the pool's weights."""
+    return new_history(), np.zeros(MAX_WORLDS, dtype=np.int64), np.zeros(MAX_WORLDS, dtype=np.float64)
 
 
 @njit(cache=True)
 def _picked(st, ws, rules, seat, decision, worlds, source, sets, work, inf, model_fns, model_params, held, counters):
-    """The worlds' streams for evaluate_picked (kernels.infer.pick_worlds), the pool counted; None-like
-    -1 when a world could not be made."""
+    """The worlds' streams for evaluate_picked into inf's picks (kernels.infer.pick_worlds), the
+    pool counted; -1 when a world could not be made."""
     wst, wws, rst, rws, _, _, sampler_work, rng, err, nolog = work
-    history, picks, logw, cands = inf
+    history, picks, logw = inf
     weighed = pick_worlds(st, ws, rules, seat, decision, worlds, source, sets[SS_INFER], model_fns, model_params,
-                          history, wst, wws, rst, rws, sampler_work, rng, err, nolog, cands, sets[SS_MAX_CAND], held,
-                          picks, logw)
+                          history, wst, wws, rst, rws, sampler_work, rng, err, nolog, held, picks, logw)
     if weighed > 0:
         counters[C_WEIGHED] += weighed
     return weighed
