@@ -167,14 +167,33 @@ def test_resampling_keeps_the_likely_worlds_and_is_deterministic():
     again = _pick(state, seat, history, I.INFER_MODEL)
     assert np.array_equal(again[1], picks) and np.array_equal(again[2], weights)
     assert np.all(np.diff(picks) >= 0) and np.all(weights[picks] > 0)
-    # weights are relative to the pool's best (1), tempered to an effective sample size of at least the
-    # worlds kept; systematic resampling keeps each world about worlds x its share of the total times,
-    # so the kept worlds outweigh the pool on average
-    assert weights.max() == 1.0 and weights[picks].mean() > weights.mean()
-    assert weights.sum() ** 2 / (weights ** 2).sum() >= 8 * I.ESS_SHARE - 1e-6
-    share = 8 * weights / weights.sum()
+    # the tempered weights become inclusion probabilities (at most 1, summing to the worlds kept);
+    # systematic sampling keeps each world once at most, about as often as its probability, so the
+    # kept worlds are the likelier ones on average
+    probs = weights
+    assert np.all(probs <= 1.0 + 1e-12) and probs.sum() == pytest.approx(8.0)
+    assert len(set(picks.tolist())) == 8
     kept = np.bincount(picks, minlength=pool)
-    assert np.all(np.abs(kept - share) < 1.0 + 1e-9)
+    assert np.all(np.abs(kept - probs) < 1.0)
+    assert probs[picks].mean() > probs.mean()
+
+
+def test_inclusion_and_systematic_sampling_by_hand():
+    # weights 4, 1, 1, 1, 1 and 2 worlds to keep: c = 2/8 would give the first 1, so it is capped at 1
+    # and the others share the remaining 1: 1/4 each; u = 0.5 keeps positions 0.5 and 1.5 of the running
+    # sum 1, 1.25, 1.5, 1.75, 2: world 0, then world 3 (its share is 1.5..1.75)
+    w = np.array([4.0, 1.0, 1.0, 1.0, 1.0])
+    assert I.inclusion(w, 5, 2) == 2.0
+    assert np.allclose(w, [1.0, 0.25, 0.25, 0.25, 0.25])
+    picks = np.zeros(2, np.int64)
+    I.systematic(w, 5, 2, 2.0, 0.5, picks)
+    assert picks.tolist() == [0, 3]
+    # fewer possible worlds than worlds to keep: the weights stay, and worlds are kept again
+    w = np.array([3.0, 0.0, 1.0])
+    assert I.inclusion(w, 3, 4) == 4.0 and np.allclose(w, [3.0, 0.0, 1.0])
+    picks = np.zeros(4, np.int64)
+    I.systematic(w, 3, 4, 4.0, 0.5, picks)
+    assert picks.tolist() == [0, 0, 0, 2]
 
 
 def test_tempering_by_hand():

@@ -23,7 +23,10 @@ so far, no candidate), and ``worlds`` of them are kept by systematic
 resampling on their weights.  The rollouts then run as without inference, on
 equally weighted worlds, so the candidates' paired gains and their standard
 errors (search.chosen_candidate) keep their meaning, and no rollout is spent
-on a world of negligible weight.  Tempered: after a few tricks the weights
+on a world of negligible weight.  Each world is kept once at most
+(``inclusion``: probabilities proportional to the weights, capped at 1; a
+copy would add nothing and shrink the paired gains' standard errors).
+Tempered: after a few tricks the weights
 of a uniform pool are degenerate (measured: an effective sample size of 1
 to 2 of 64 by the sixth trick, every kept world the same one), so they are
 raised to the largest power beta <= 1 that keeps their effective sample
@@ -286,18 +289,59 @@ def pick_worlds(st, ws, rules, seat, decision, worlds, source, infer, model_fns,
     for j in range(pool):
         logw[j] -= best
     beta = tempering(logw, pool, worlds * ESS_SHARE)
-    total = 0.0
     for j in range(pool):
         logw[j] = _tempered(logw[j], beta)
-        total += logw[j]
     rng[0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B], held + P_INFER + index)
-    u = uniform(rng)
-    j = 0
-    acc = logw[0]
-    for w in range(worlds):
-        target = (u + w) / worlds * total
-        while acc <= target and j < pool - 1:
-            j += 1
-            acc += logw[j]
-        picks[w] = j
+    systematic(logw, pool, worlds, inclusion(logw, pool, worlds), uniform(rng), picks)
     return pool
+
+
+@njit(cache=True)
+def inclusion(w, n, k):
+    """Turn the weights w[:n] into inclusion probabilities min(1, c w) summing to k, in place, when
+    at least k worlds are possible (then systematic sampling keeps k distinct worlds: a world kept
+    twice would add nothing, a deterministic base rolls it out alike, and would shrink the paired
+    gains' standard errors); else leave them and return their total (worlds are kept again)."""
+    positive = 0
+    total = 0.0
+    for j in range(n):
+        if w[j] > 0.0:
+            positive += 1
+        total += w[j]
+    if positive < k:
+        return total
+    capped = np.zeros(n, dtype=np.bool_)
+    c = 0.0
+    for _ in range(n):
+        free_total = 0.0
+        free_k = k
+        for j in range(n):
+            if capped[j]:
+                free_k -= 1
+            else:
+                free_total += w[j]
+        c = free_k / free_total
+        more = False
+        for j in range(n):
+            if not capped[j] and c * w[j] >= 1.0:
+                capped[j] = True
+                more = True
+        if not more:
+            break
+    for j in range(n):
+        w[j] = 1.0 if capped[j] else c * w[j]
+    return float(k)
+
+
+@njit(cache=True)
+def systematic(w, n, k, total, u, picks):
+    """Systematic sampling: k positions (u + i) / k x total along the running sum of w[:n] (u in
+    [0, 1)), each the index whose share covers it, in order."""
+    j = 0
+    acc = w[0]
+    for i in range(k):
+        target = (u + i) / k * total
+        while acc <= target and j < n - 1:
+            j += 1
+            acc += w[j]
+        picks[i] = j
