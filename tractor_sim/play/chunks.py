@@ -165,14 +165,35 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
     else:
         records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
     counters = np.zeros(SPL.N_COUNTERS, dtype=np.int64)
+    model_fns, model_params = _models(pols, params, fns)
     nrows = SPL.play_chunk_search(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels, spec.declaring_team,
-                                  rules, params, fns, deals, matches, err, log, log_id, settings, counters, records)
+                                  rules, params, fns, deals, matches, err, log, log_id, settings, counters, records,
+                                  model_fns, model_params)
     if nrows >= 0:
         extra["decisions"] = extra.get("decisions", 0) + int(counters[SPL.C_DECISIONS])
         extra["rollouts"] = extra.get("rollouts", 0) + int(counters[SPL.C_ROLLOUTS])
+        extra["weighed"] = extra.get("weighed", 0) + int(counters[SPL.C_WEIGHED])
         if recording or training:
             extra.setdefault("records", []).append(records[:counters[SPL.C_RECORDS]].copy())
     return nrows
+
+
+def _models(pols, params, fns):
+    """(functions, parameters) by team of the model each searching team weighs its worlds with
+    (kernels.infer): its ``infer`` policy, else its own (infer = "base", or nothing to weigh)."""
+    per = len(DECISIONS)
+    models = [p.search.model if p.search is not None else None for p in pols]
+    width = max([params.shape[2]] + [len(v) for m in models if m is not None for v in m.params])
+    out = np.zeros((2, per, width), dtype=np.float64)
+    out[:, :, :params.shape[2]] = params
+    model_fns = list(fns)
+    for team, m in enumerate(models):
+        if m is not None:
+            model_fns[team * per:(team + 1) * per] = m.functions
+            out[team] = 0.0
+            for d, v in enumerate(m.params):
+                out[team, d, :len(v)] = v
+    return tuple(model_fns), out
 
 
 def plugin_strategies(pols) -> list[str]:

@@ -17,8 +17,11 @@ written wherever a policy is:
 * a table: ``{policy = "search", base = "expert", worlds = 32, rollouts = 1}``
   (also ``max_candidates``, and ``decisions``, a list of the decisions
   searched among ``declare``, ``discard``, ``lead`` and ``follow``, all by
-  default;
-  ``base`` may be a policy table).  A Python policy or process bot as the
+  default; ``base`` may be a policy table; ``infer``: ``"none"``, the
+  default, for uniform worlds, ``"base"`` or a compiled policy's name or
+  table to resample the worlds by how likely the other seats' plays are
+  under that policy, kernels.infer, shown in the name as ``[infer=...]``).
+  A Python policy or process bot as the
   base needs ``rollout_policy``, a compiled policy rolled out at every seat:
   the base's answer is the first candidate (docs/bots.md).
 
@@ -44,6 +47,8 @@ DEFAULT_BASE = "expert"
 DEFAULT_WORLDS = 32
 DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
+INFER_NONE = "none"  # infer: uniform worlds (the default: measured, inference did not pay; docs/search.md)
+INFER_BASE = "base"  # infer: the base policy models the other seats
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
 SEARCHABLE = ("declare", "discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
 
@@ -73,6 +78,9 @@ def _settings() -> Table:
         Flag("train", "play the base policy's own answers and record every candidate's features and value "
                       "(tractor-sim train; default false)"),
         Choice("decisions", SEARCHABLE, "the decisions searched (all by default)", many=True),
+        Shape("infer", (str, dict), "none, base, or a compiled policy name or table",
+              "the model of the other seats whose plays weigh the worlds (kernels.infer; default none: uniform "
+              "worlds)"),
     ), required=("policy",))
 
 
@@ -101,6 +109,8 @@ class SearchSettings:
     train: bool = False  # play them and record every candidate's features and value (tractor-sim train)
     decisions: tuple = SEARCHABLE  # the decisions searched
     rollout_policy: object = None  # the compiled policy rolled out beside a Python or process base (None: the base)
+    infer: object = INFER_NONE  # the model of the other seats (kernels.infer): none, base, or a policy spec
+    model: object = None  # that policy resolved (registry.resolve), when it is neither none nor base
 
     @property
     def source(self) -> str:
@@ -118,6 +128,7 @@ class SearchSettings:
         row[KS.SS_MAX_CAND] = self.max_candidates
         row[KS.SS_RECORD] = KS.RECORD_TRAIN if self.train else KS.RECORD_ANALYSIS if self.record else KS.RECORD_OFF
         row[KS.SS_DECISIONS] = sum(1 << DECISIONS.index(d) for d in self.decisions)
+        row[KS.SS_INFER] = 0 if self.infer == INFER_NONE else 1  # kernels.infer INFER_NONE, INFER_MODEL
         return row
 
 
@@ -170,12 +181,21 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
         train=checked.get("train", False),
         decisions=checked.get("decisions", SEARCHABLE),
         rollout_policy=checked.get("rollout_policy"),
+        infer=checked.get("infer", INFER_NONE),
     )
     if is_search(settings.rollout_policy):
         raise SearchSpecError(f"{where}field 'rollout_policy': a search cannot be rolled out "
                               f"({settings.rollout_policy!r})")
+    if settings.infer != INFER_NONE and kind == ORACLE:
+        raise SearchSpecError(f"{where}field 'infer': the oracle plays on the true deal, with no worlds to weigh; "
+                              f"write infer = \"none\" or policy = \"search\"")
+    if is_search(settings.infer):
+        raise SearchSpecError(f"{where}field 'infer': a search cannot model the other seats ({settings.infer!r})")
     base_name = base if isinstance(base, str) else base.get("name") or base.get("policy") or "custom"
+    infer = settings.infer
+    infer_name = infer if isinstance(infer, str) else infer.get("name") or infer.get("policy") or "custom"
     name = checked.get("name") or f"{kind}:{base_name}:{settings.worlds}" + (
         f":{settings.rollouts}" if settings.rollouts != DEFAULT_ROLLOUTS else "") + (
-        f"[{','.join(settings.decisions)}]" if settings.decisions != SEARCHABLE else "")
+        f"[{','.join(settings.decisions)}]" if settings.decisions != SEARCHABLE else "") + (
+        f"[infer={infer_name}]" if infer != INFER_NONE else "")
     return base, settings, name

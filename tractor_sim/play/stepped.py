@@ -61,6 +61,9 @@ class _Search:
         if pol.search.train:
             raise SimulationError(f"{pol.name!r}: a search that records training rows (train) plays in compiled "
                                   "matchups only, not beside a Python policy or bot")
+        if pol.search.infer != "none":  # the plays it weighs worlds by are kept by the compiled driver only
+            raise SimulationError(f"{pol.name!r}: a search with infer plays in compiled matchups only, not beside "
+                                  "a Python policy or bot")
         self.records = np.zeros((1, self.kernel.AR_FIELDS), dtype=np.float64)
         self.rows = rows  # the analysis rows written (record), shared by the chunk's searches
         KS, V = game.kernel("search"), game.kernels.view

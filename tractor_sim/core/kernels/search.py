@@ -51,6 +51,7 @@ SETTINGS = Layout("search settings", [
                      "RECORD_TRAIN: play it and record every candidate's features and value (tractor-sim train)"),
     ("SS_DECISIONS", 1, "the decisions searched: bit 1 << d for each view decision d (DECLARE, DISCARD, LEAD, "
                         "FOLLOW)"),
+    ("SS_INFER", 1, "kernels.infer: INFER_NONE (uniform worlds) or INFER_MODEL (resampled by the plays' likelihood)"),
 ])
 globals().update(SETTINGS.constants())
 SS_FIELDS = SETTINGS.size
@@ -196,6 +197,17 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
     """Roll every candidate cands[:ncand] out in every world (module docstring): values[c] gets its
     sums (CV_*).  ``held``: SELECTION for the search's worlds, P_HELDOUT for an independent set.
     Returns the rollouts played, or -1 when a world could not be made."""
+    picks = np.arange(worlds)
+    return evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, ncand,
+                           values, wst, wws, rst, rws, sampler_work, rng, err, nolog, held, picks)
+
+
+@njit(cache=True)
+def evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, ncand,
+                    values, wst, wws, rst, rws, sampler_work, rng, err, nolog, held, picks):
+    """evaluate with world w made from the world stream ``picks[w]`` (kernels.infer resamples them;
+    ``evaluate`` passes 0..worlds-1).  The rollout streams stay keyed by w, so a world picked twice
+    is rolled out on other streams."""
     team = team_of(seat)
     seed = np.uint64(st[S_SEED])
     key_a = st[S_KEY_A]
@@ -209,7 +221,7 @@ def evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollo
     if not prepare_worlds(st, ws, seat, source, sampler_work):
         return -1
     for w in range(worlds):
-        if not make_world(st, ws, source, w, wst, wws, sampler_work, rng, held, index):
+        if not make_world(st, ws, source, picks[w], wst, wws, sampler_work, rng, held, index):
             return -1
         base_total = 0.0  # the base policy's answer's total in this world (candidate 0 comes first)
         for c in range(ncand):

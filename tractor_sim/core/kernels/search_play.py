@@ -33,9 +33,11 @@ from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, W
 from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
 from .scoring import match_winner
 from .search import (
-    CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION, SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS,
-    SS_DECISIONS, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer, best_candidate, chosen_candidate, evaluate, list_candidates,
+    CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, MAX_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION,
+    SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS, SS_DECISIONS, SS_INFER, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer,
+    best_candidate, chosen_candidate, evaluate_picked, list_candidates,
 )
+from .infer import new_deal, new_history, observe, observed, pick_worlds
 from .candidates import MAX_CANDIDATES
 from ..features import N_FEATURES, SITUATION_CELLS, candidate_features, situation
 from .sampler import new_work as new_sampler_work
@@ -50,6 +52,7 @@ COUNTERS = Layout("search counters", [
     ("C_DECISIONS", 1, "decisions searched (more than one candidate)"),
     ("C_ROLLOUTS", 1, "rollouts played"),
     ("C_RECORDS", 1, "analysis rows written"),
+    ("C_WEIGHED", 1, "worlds replayed and weighed by inference (kernels.infer)"),
 ])
 globals().update(COUNTERS.constants())
 N_COUNTERS = COUNTERS.size
@@ -103,7 +106,8 @@ TRAIN = Layout("training row", [
 globals().update(TRAIN.constants())
 TR_FIELDS = TRAIN.size
 
-SEARCH_CHUNK_SIG = types.int64(*CHUNK_ARGS, types.int64[:, ::1], types.int64[::1], types.float64[:, ::1])
+SEARCH_CHUNK_SIG = types.int64(*CHUNK_ARGS, types.int64[:, ::1], types.int64[::1], types.float64[:, ::1], FUNCS_TYPE,
+                               types.float64[:, :, ::1])
 
 
 @njit(cache=True)
@@ -137,6 +141,26 @@ def record_trick(st, decision):
 
 
 @njit(cache=True)
+def new_infer_work():
+    """The work memory of inference (kernels.infer): the deal's observed plays, the picked world
+    streams and the pool's weights."""
+    return new_history(), np.zeros(MAX_WORLDS, dtype=np.int64), np.zeros(MAX_WORLDS, dtype=np.float64)
+
+
+@njit(cache=True)
+def _picked(st, ws, rules, seat, decision, worlds, source, sets, work, inf, model_fns, model_params, held, counters):
+    """The worlds' streams for evaluate_picked into inf's picks (kernels.infer.pick_worlds), the
+    pool counted; -1 when a world could not be made."""
+    wst, wws, rst, rws, _, _, sampler_work, rng, err, nolog = work
+    history, picks, logw = inf
+    weighed = pick_worlds(st, ws, rules, seat, decision, worlds, source, sets[SS_INFER], model_fns, model_params,
+                          history, wst, wws, rst, rws, sampler_work, rng, err, nolog, held, picks, logw)
+    if weighed > 0:
+        counters[C_WEIGHED] += weighed
+    return weighed
+
+
+@njit(cache=True)
 def _record_values(record, values, best, chosen_levels, chosen_points, best_levels, best_points, best_col):
     """The policy's play (candidate 0) and the best candidate, as means, into the record's columns."""
     n = values[0, CV_N]
@@ -149,15 +173,16 @@ def _record_values(record, values, best, chosen_levels, chosen_points, best_leve
 
 
 @njit(cache=True)
-def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, counters, records, deal_id):
+def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, inf, model_fns, model_params, counters,
+                records, deal_id):
     """The search at the seat's declaration, burial, lead or follow, its base answer in the ANSWER buffer: the best
     candidate replaces it (or, with SS_RECORD, it stays and an analysis row is written).  Returns
     ERR_NONE, or -1 when a world could not be made."""
     wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
     ncand = list_candidates(st, ws, rules, seat, decision, sets[SS_MAX_CAND], cands)
     if sets[SS_RECORD] == RECORD_TRAIN:
-        return _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, ncand, counters,
-                           records, deal_id)
+        return _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, inf, model_fns,
+                           model_params, ncand, counters, records, deal_id)
     recording = sets[SS_RECORD] != 0
     row = counters[C_RECORDS]
     if recording:
@@ -175,8 +200,12 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     if ncand <= 1:
         return ERR_NONE
     worlds, rollouts = sets[SS_WORLDS], sets[SS_ROLLOUTS]
-    played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, sets[SS_SOURCE], cands,
-                      ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION)
+    picks = inf[1]
+    if _picked(st, ws, rules, seat, decision, worlds, sets[SS_SOURCE], sets, work, inf, model_fns, model_params,
+               SELECTION, counters) < 0:
+        return -1
+    played = evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, sets[SS_SOURCE],
+                             cands, ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION, picks)
     if played < 0:
         return -1
     counters[C_DECISIONS] += 1
@@ -195,20 +224,24 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     source = sets[SS_SOURCE]
     if source != WORLD_TRUE:
         held = _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, best,
-                         values, work, records[row], AR_HELD_CHOSEN_LEVELS, AR_HELD_CHOSEN_POINTS,
-                         AR_HELD_BEST_LEVELS, AR_HELD_BEST_POINTS)
+                         values, work, inf, model_fns, model_params, sets, counters, records[row],
+                         AR_HELD_CHOSEN_LEVELS, AR_HELD_CHOSEN_POINTS, AR_HELD_BEST_LEVELS, AR_HELD_BEST_POINTS)
         if held < 0:
             return -1
         counters[C_ROLLOUTS] += held
-        played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE, cands,
-                          ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION)
+        _picked(st, ws, rules, seat, decision, worlds, WORLD_TRUE, sets, work, inf, model_fns, model_params, SELECTION,
+                counters)
+        played = evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE,
+                                 cands, ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, SELECTION,
+                                 picks)
         counters[C_ROLLOUTS] += played
         best = best_candidate(values, ncand)
     _record_values(records[row], values, best, AR_TRUE_CHOSEN_LEVELS, AR_TRUE_CHOSEN_POINTS, AR_TRUE_BEST_LEVELS,
                    AR_TRUE_BEST_POINTS, AR_TRUE_BEST)
     held = _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, WORLD_TRUE, cands, best,
-                     values, work, records[row], AR_TRUE_HELD_CHOSEN_LEVELS, AR_TRUE_HELD_CHOSEN_POINTS,
-                     AR_TRUE_HELD_BEST_LEVELS, AR_TRUE_HELD_BEST_POINTS)
+                     values, work, inf, model_fns, model_params, sets, counters, records[row],
+                     AR_TRUE_HELD_CHOSEN_LEVELS, AR_TRUE_HELD_CHOSEN_POINTS, AR_TRUE_HELD_BEST_LEVELS,
+                     AR_TRUE_HELD_BEST_POINTS)
     if held < 0:
         return -1
     counters[C_ROLLOUTS] += held
@@ -221,16 +254,20 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
 
 
 @njit(cache=True)
-def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, ncand, counters, records, deal_id):
+def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, inf, model_fns, model_params, ncand,
+                counters, records, deal_id):
     """RECORD_TRAIN: value the candidates as the search does and write a training row for each (TR_*);
     the base policy's answer stays in the answer buffer.  Nothing is written when the play is forced.
     Returns ERR_NONE, or -1 when a world could not be made."""
     wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
     if ncand <= 1:
         return ERR_NONE
-    played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, sets[SS_WORLDS], sets[SS_ROLLOUTS],
-                      sets[SS_SOURCE], cands, ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog,
-                      SELECTION)
+    if _picked(st, ws, rules, seat, decision, sets[SS_WORLDS], sets[SS_SOURCE], sets, work, inf, model_fns,
+               model_params, SELECTION, counters) < 0:
+        return -1
+    played = evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, sets[SS_WORLDS], sets[SS_ROLLOUTS],
+                             sets[SS_SOURCE], cands, ncand, values, wst, wws, rst, rws, sampler_work, rng, err, nolog,
+                             SELECTION, inf[1])
     if played < 0:
         return -1
     counters[C_DECISIONS] += 1
@@ -260,7 +297,8 @@ def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
 
 @njit(cache=True)
 def _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, cands, best, values,
-              work, record, chosen_levels, chosen_points, best_levels, best_points):
+              work, inf, model_fns, model_params, sets, counters, record, chosen_levels, chosen_points, best_levels,
+              best_points):
     """The policy's play (candidate 0) and the selected candidate ``best``, valued on worlds and rollouts
     independent of those that selected it (P_HELDOUT; common random numbers between the two), into the
     record: their difference is an unbiased estimate of the selection's gain, where the in-sample
@@ -275,8 +313,11 @@ def _held_out(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, roll
         return 0
     pair = cands[:HELD_PLAYS].copy()
     pair[1] = cands[best]
-    played = evaluate(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, pair, HELD_PLAYS,
-                      values, wst, wws, rst, rws, sampler_work, rng, err, nolog, P_HELDOUT)
+    if _picked(st, ws, rules, seat, decision, worlds, source, sets, work, inf, model_fns, model_params, P_HELDOUT,
+               counters) < 0:
+        return -1
+    played = evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds, rollouts, source, pair,
+                             HELD_PLAYS, values, wst, wws, rst, rws, sampler_work, rng, err, nolog, P_HELDOUT, inf[1])
     if played < 0:
         return -1
     n = values[0, CV_N]
@@ -301,13 +342,16 @@ def search_answer(st, ws, rules, roll_params, roll_fns, seat, decision, sets, co
     by the best (with SS_RECORD kept, and an analysis row written at ``records[counters[C_RECORDS]]``).
     ``roll_fns`` and ``roll_params``: the team's rollouts, as drive builds them.  Returns ERR_NONE, or
     -1 when a world could not be made."""
-    return search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, new_search_work(rules), counters,
-                       records, deal_id)
+    return search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, new_search_work(rules),
+                       new_infer_work(), roll_fns, roll_params, counters, records, deal_id)
 
 
 @njit(cache=True)
-def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, counters, records, deal_id):
-    """deal._drive with the search at the plays of the seats whose team has SS_ON (module docstring)."""
+def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, inf, model_fns, model_params, counters,
+          records, deal_id):
+    """deal._drive with the search at the plays of the seats whose team has SS_ON (module docstring);
+    the deal's plays kept for inference (kernels.infer) when a team's SS_INFER asks for it."""
+    track = settings[0, SS_INFER] != 0 or settings[1, SS_INFER] != 0
     views, scratch, rngs, _ = ws
     answer = borrowed(st[ANSWER:ANSWER + CARDS])
     seat, decision = to_act(st)
@@ -335,26 +379,32 @@ def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, cou
                         fns[base + FOLLOW], fns[base + BID], fns[base + CALL])
             if decision == DECLARE and n == 0:
                 answer[:] = 0  # a pass: the candidate row of the pass
-            if search_step(st, ws, rules, roll_params[team], roll_fns, seat, decision, settings[team], work, counters,
-                           records, deal_id) != ERR_NONE:
+            if search_step(st, ws, rules, roll_params[team], roll_fns, seat, decision, settings[team], work, inf,
+                           model_fns, model_params, counters, records, deal_id) != ERR_NONE:
                 err[E_CODE] = ERR_NO_WORLD
                 return ERR_NO_WORLD
             if decision == DECLARE:
                 n = declared(answer)
+        if track:
+            observe(st, ws, seat, decision, n, inf[0])
         code = apply_answer(st, ws, rules, err, log, decision, n)
         if code != ERR_NONE:
             return code
+        if track:
+            observed(st, decision, inf[0])
         seat, decision = to_act(st)
     return ERR_NONE
 
 
 @njit(cache=True)
 def _play_deal(seed, key_a, key_b, round1, levels, decl_team, starter, rules, params, fns, roll_params, settings, ws,
-               st, row, err, log, work, counters, records, deal_id):
+               st, row, err, log, work, inf, model_fns, model_params, counters, records, deal_id):
     """deal.play_deal with the search's driver."""
+    new_deal(inf[0])
     code = start(st, ws, rules, err, log, seed, key_a, key_b, round1, levels, decl_team, starter)
     if code == ERR_NONE:
-        code = drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, counters, records, deal_id)
+        code = drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, inf, model_fns, model_params,
+                     counters, records, deal_id)
     if code == ERR_NONE:
         for k in range(D_FIELDS):
             row[k] = st[RESULT + k]
@@ -376,13 +426,16 @@ def _fresh(params, own, roll_params):
 
 @njit(SEARCH_CHUNK_SIG, cache=True)
 def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, params, fns, deals, matches, err, log,
-                      log_id, settings, counters, records):
+                      log_id, settings, counters, records, model_fns, model_params):
     """match.play_chunk with searching seats: the same arguments and rows, plus the teams'
     search ``settings`` (kernels.search SETTINGS rows), ``counters`` (C_*) and the analysis
-    ``records`` (AR_* rows; room for every play of the chunk when a team records).  A team's
-    rollouts play its own policy (``fns``, ``params``) at every seat."""
+    ``records`` (AR_* rows; room for every play of the chunk when a team records), and the model
+    of the other seats for a team whose SS_INFER is on (``model_fns``, ``model_params``: as
+    ``fns`` and ``params``, by team).  A team's rollouts play its own policy (``fns``, ``params``)
+    at every seat."""
     ws = new_workspace(rules)
     work = new_search_work(rules)
+    inf = new_infer_work()
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     row = np.zeros(D_FIELDS, dtype=np.int64)
     levels = np.zeros(TEAMS, dtype=np.int64)
@@ -407,7 +460,7 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
             _fresh(params, own, roll_params)
             code = _play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, own, fns, roll_params,
                               settings, ws, state, row, err, log if ident == log_id or log_id == LOG_ALL else nolog, work,
-                              counters, records, ident)
+                              inf, model_fns, model_params, counters, records, ident)
             if code != 0:
                 err[E_ID] = ident
                 return -1 - nrows
@@ -426,7 +479,7 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
             _fresh(params, own, roll_params)
             code = _play_deal(seed, ident, d, d == 0, levels, decl_team, starter, rules, own, fns, roll_params,
                               settings, ws, state, row, err, log if key == log_id or log_id == LOG_ALL else nolog, work,
-                              counters, records, key)
+                              inf, model_fns, model_params, counters, records, key)
             if code != 0:
                 err[E_ID] = ident
                 err[E_DEAL_IN_MATCH] = d

@@ -9,6 +9,7 @@ for a game size are decided here and nowhere else.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,6 +221,18 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         raise StrategyError(f"policy {name!r}: a search rolls out a policy in compiled code; "
                             f"{rolled.player.describe()} is not compiled (give rollout_policy, a compiled policy, "
                             "e.g. {policy = \"search\", base = ..., rollout_policy = \"expert\"})")
+    if settings.infer not in (search.INFER_NONE, search.INFER_BASE):
+        try:
+            model = resolve_policy(settings.infer, package, idle)
+        except StrategyError as e:
+            raise StrategyError(f"policy {shown(name)}: field 'infer': {e}") from None
+        if model.player is not None:
+            raise StrategyError(f"policy {name!r}: field 'infer': the model of the other seats is replayed in "
+                                f"compiled code; {model.player.describe()} is not compiled")
+        settings = dataclasses.replace(settings, model=model)
+    if settings.infer != search.INFER_NONE and resolved.player is not None:
+        raise StrategyError(f"policy {name!r}: field 'infer' needs a compiled base (the plays are kept by the "
+                            "compiled driver); a Python policy or bot as the base searches with uniform worlds")
     if settings.source == "sampled" and not search.SAMPLER_READY:
         raise StrategyError(f"policy {name!r} samples worlds from a seat's knowledge, and this build has no sampler "
                             f"yet (kernels.sampler); the omniscient reference is 'oracle' (it sees every hand)")
@@ -233,6 +246,8 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         spec_table["decisions"] = list(settings.decisions)
     if rolled is not resolved:
         spec_table["rollout_policy"] = rolled.spec
+    if settings.infer != search.INFER_NONE:
+        spec_table["infer"] = settings.model.spec if settings.model is not None else settings.infer
     return ResolvedPolicy(name, rolled.functions, rolled.params, rolled.strategies, rolled.param_names,
                           spec_table, tuple(dict.fromkeys(resolved.sources + rolled.sources)), settings,
                           resolved.player)
