@@ -16,7 +16,7 @@ written wherever a policy is:
   searched among ``discard``, ``lead`` and ``follow``, all by default;
   ``base`` may be a policy table; ``infer``: ``"none"``, the default, for
   uniform worlds, ``"base"`` or a compiled policy's name or table to
-  resample the worlds by how likely the opponents' plays are under that
+  resample the worlds by how likely the other seats' plays are under that
   policy, kernels.infer, shown in the name as ``[infer=...]``).  A Python policy or process bot as the
   base needs ``rollout_policy``, a compiled policy rolled out at every seat:
   the base's answer is the first candidate (docs/bots.md).
