@@ -223,7 +223,7 @@ def test_the_setting_and_its_name():
 @pytest.mark.parametrize("infer, words", [
     (3, "field 'infer': expected none, base, or a compiled policy name or table, got 3"),
     ("nosuch", "field 'infer'"),
-    ("search:expert:4", "field 'infer': a search cannot model the other seats"),
+    ("search:expert:4", "field 'infer': a search cannot model the opponents"),
 ])
 def test_bad_values_of_infer_name_the_field(infer, words):
     with pytest.raises((S.SearchSpecError, StrategyError)) as e:

@@ -479,6 +479,7 @@ def test_run_directory_files_damaged(tmp_path_factory, finished, data):
 SAMPLES = {  # sensible values of the fields whose content their own parsers read (Shape)
     "base": ["expert", "basic", "random", {"policy": "basic"}, "search", "oracle:basic", "nosuch"],
     "rollout_policy": ["expert", {"policy": "basic"}, "search", "nosuch"],
+    "infer": ["none", "base", "basic", {"policy": "basic"}, "search", "nosuch"],
     "trump": [{"rank": "2", "suit": "H"}, {"rank": "A", "suit": None}, {"rank": "Z", "suit": "H"}, {"suit": "H"}],
     "plays": [[["AS"]], [["AS"], ["3S"]], [["AS"], ["3S"], ["BJ"], ["KS"]], [], [["AS"]] * 5, [["ZZ"]]],
     "declarers": [[0, 2], [1, 3], [0, 1], [], [0, 2, 4], [0, 9], [True, 2]],
@@ -574,6 +575,10 @@ def test_search_tables_generated(case):
     _count("search settings")
     if "rollout_policy" in spec and not wrong:  # the bases here are compiled: rolled out themselves
         wrong = ["rollout_policy", "base"]
+    infer = spec.get("infer", "none")
+    if "infer" not in wrong and infer != "none" and (
+            str(spec.get("policy")).startswith("oracle") or infer in ("search", "nosuch")):
+        wrong = wrong + ["infer"]  # the oracle has no worlds to weigh; a search or an unknown name is no model
     try:
         resolved = S.resolve_policy(spec)
     except S.StrategyError as e:

@@ -48,7 +48,7 @@ DEFAULT_WORLDS = 32
 DEFAULT_ROLLOUTS = 1
 DEFAULT_MAX_CANDIDATES = 32
 INFER_NONE = "none"  # infer: uniform worlds (the default: measured, inference did not pay; docs/search.md)
-INFER_BASE = "base"  # infer: the base policy models the other seats
+INFER_BASE = "base"  # infer: the base policy models the opponents
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
 SEARCHABLE = ("declare", "discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
 
@@ -79,7 +79,7 @@ def _settings() -> Table:
                       "(tractor-sim train; default false)"),
         Choice("decisions", SEARCHABLE, "the decisions searched (all by default)", many=True),
         Shape("infer", (str, dict), "none, base, or a compiled policy name or table",
-              "the model of the other seats whose plays weigh the worlds (kernels.infer; default none: uniform "
+              "the model of the opponents whose plays weigh the worlds (kernels.infer; default none: uniform "
               "worlds)"),
     ), required=("policy",))
 
@@ -109,7 +109,7 @@ class SearchSettings:
     train: bool = False  # play them and record every candidate's features and value (tractor-sim train)
     decisions: tuple = SEARCHABLE  # the decisions searched
     rollout_policy: object = None  # the compiled policy rolled out beside a Python or process base (None: the base)
-    infer: object = INFER_NONE  # the model of the other seats (kernels.infer): none, base, or a policy spec
+    infer: object = INFER_NONE  # the model of the opponents (kernels.infer): none, base, or a policy spec
     model: object = None  # that policy resolved (registry.resolve), when it is neither none nor base
 
     @property
@@ -190,7 +190,7 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
         raise SearchSpecError(f"{where}field 'infer': the oracle plays on the true deal, with no worlds to weigh; "
                               f"write infer = \"none\" or policy = \"search\"")
     if is_search(settings.infer):
-        raise SearchSpecError(f"{where}field 'infer': a search cannot model the other seats ({settings.infer!r})")
+        raise SearchSpecError(f"{where}field 'infer': a search cannot model the opponents ({settings.infer!r})")
     base_name = base if isinstance(base, str) else base.get("name") or base.get("policy") or "custom"
     infer = settings.infer
     infer_name = infer if isinstance(infer, str) else infer.get("name") or infer.get("policy") or "custom"

@@ -227,7 +227,7 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         except StrategyError as e:
             raise StrategyError(f"policy {shown(name)}: field 'infer': {e}") from None
         if model.player is not None:
-            raise StrategyError(f"policy {name!r}: field 'infer': the model of the other seats is replayed in "
+            raise StrategyError(f"policy {name!r}: field 'infer': the model of the opponents is replayed in "
                                 f"compiled code; {model.player.describe()} is not compiled")
         settings = dataclasses.replace(settings, model=model)
     if settings.infer != search.INFER_NONE and resolved.player is not None:
