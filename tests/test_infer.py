@@ -218,6 +218,12 @@ def test_the_setting_and_its_name():
     resolved = resolve_policy({"policy": "search", "worlds": 4, "infer": "basic"})
     assert resolved.search.model.name == "basic" and resolved.spec["infer"]["name"] == "basic"
     assert resolve_policy({"policy": "search", "worlds": 4, "infer": "base"}).search.model is None
+    for shown in ("search:expert:16[infer=base]", "search:expert:16[lead,follow][infer=basic]"):
+        assert S.parse(shown)[2] == shown  # a name shown is read back as the same search
+    assert S.parse("search:expert:16[lead,follow][infer=basic]")[1] == S.parse(
+        {"policy": "search", "worlds": 16, "infer": "basic", "decisions": ["lead", "follow"]})[1]
+    with pytest.raises(S.SearchSpecError, match=r"two \[infer\] groups"):
+        S.parse("search:expert:16[infer=base][infer=basic]")
 
 
 @pytest.mark.parametrize("infer, words", [

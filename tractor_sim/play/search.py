@@ -19,7 +19,7 @@ written wherever a policy is:
   searched among ``declare``, ``discard``, ``lead`` and ``follow``, all by
   default; ``base`` may be a policy table; ``infer``: ``"none"``, the
   default, for uniform worlds, ``"base"`` or a compiled policy's name or
-  table to resample the worlds by how likely the other seats' plays are
+  table to resample the worlds by how likely the opponents' plays are
   under that policy, kernels.infer, shown in the name as ``[infer=...]``).
   A Python policy or process bot as the
   base needs ``rollout_policy``, a compiled policy rolled out at every seat:
@@ -141,17 +141,24 @@ def is_search(spec) -> bool:
 
 def _from_name(name: str) -> dict:
     """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations); a
-    name ending in ``[lead,follow]`` also sets the decisions searched, as the names shown write them."""
-    inside = None
-    if name.endswith("]") and "[" in name:
-        name, _, inside = name[:-1].partition("[")
+    name ending in ``[lead,follow]`` also sets the decisions searched, and ``[infer=base]`` the model
+    of inference, as the names shown write them."""
+    groups = {}
+    while name.endswith("]") and "[" in name:
+        name, _, inside = name[:-1].rpartition("[")
+        key = "infer" if inside.startswith("infer=") else "decisions"
+        if key in groups:
+            raise SearchSpecError(f"policy {shown(name)}: two [{key}] groups in one name")
+        groups[key] = inside.removeprefix("infer=")
     parts = name.split(":")
     if len(parts) > 4 or any(not p for p in parts):
         raise SearchSpecError(f"policy {shown(name)}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
                               f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
     table = dict(zip(NAME_PARTS, parts))
-    if inside is not None:
-        table["decisions"] = [d.strip() for d in inside.split(",")]
+    if "decisions" in groups:
+        table["decisions"] = [d.strip() for d in groups["decisions"].split(",")]
+    if "infer" in groups:
+        table["infer"] = groups["infer"].strip()
     for key in ("worlds", "rollouts"):
         if key in table:
             table[key] = _settings()[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)
