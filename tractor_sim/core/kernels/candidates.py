@@ -50,6 +50,10 @@ KEEP_RADIX = MAX_POS + 1  # keep_value's digits: points, then trump or not, then
 MAX_TRIED = 20_000  # follows: multisets tried before the enumeration stops
 NO_CLASS = -1
 MIN_THROW_UNITS = 2  # a throw is two units or more
+JOKER_KINDS = 2  # a declaration's cards: the two jokers, then a card of the rank in each suit
+DECL_KIND = 0  # a declare answer's row (kernels.phases.apply_declare): the kind,
+DECL_CARD = 1  # the card shown,
+DECL_COUNT = 2  # and how many (three or four decks)
 
 
 @njit(cache=True)
@@ -447,8 +451,8 @@ def declare_candidates(hand, seat, cur_seat, cur_kind, cur_count, cur_card, rank
     play = np.zeros(CARDS, dtype=np.int64)
     n = _add(cands, n, play, max_out)
     for count in range(DECKS, 0, -1):
-        for i in range(2 + SUITS):
-            card = RJ if i == 0 else BJ if i == 1 else (i - 2) * RANKS + rank
+        for i in range(JOKER_KINDS + SUITS):
+            card = RJ if i == 0 else BJ if i == 1 else (i - JOKER_KINDS) * RANKS + rank
             if hand[card] < count or (card >= BJ and count < PAIR):
                 continue
             kind = kind_of(count, card)
@@ -459,8 +463,8 @@ def declare_candidates(hand, seat, cur_seat, cur_kind, cur_count, cur_card, rank
                 ok = can_declare(hand, kind, card, seat, cur_seat, cur_kind, cur_card, rank, rules)
             if not ok:
                 continue
-            play[0] = kind
-            play[1] = card
-            play[2] = count if DECKS > PAIR else 0
+            play[DECL_KIND] = kind
+            play[DECL_CARD] = card
+            play[DECL_COUNT] = count if DECKS > PAIR else 0
             n = _add(cands, n, play, max_out)
     return n

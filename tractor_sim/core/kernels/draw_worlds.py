@@ -85,7 +85,7 @@ def _drawn(st):
 def prepare(st, seat, work):
     """Count the worlds consistent with ``seat``'s knowledge of the draw in ``st`` (module doc).
     Returns 1 when there is one (``draw`` may follow), 0 when not or outside the draw."""
-    plan, ways, weights = work[0], work[1], work[2]
+    plan, ways, weights = work
     plan[DW_READY] = 0
     plan[DW_SEAT] = seat
     if st[S_PHASE] != PH_DRAW:
@@ -216,7 +216,7 @@ def deal_unseen(st, work, rng, hands_out, rest):
     """One uniform deal of the unseen cards by the prepared table: ``hands_out[p, c]`` copies of card c
     to hand place p, and ``rest`` (DECK - drawn card ids) the rest of the deck in a random order.
     Returns 1, or 0 when nothing is prepared."""
-    plan, ways, weights = work[0], work[1], work[2]
+    plan, ways, weights = work
     if plan[DW_READY] == 0:
         return 0
     seat = plan[DW_SEAT]

@@ -133,7 +133,7 @@ def observed(st, decision, history):
     """After the play was applied: its verdict, and the row kept."""
     if decision != LEAD and decision != FOLLOW:
         return
-    plays, count = history[2], history[3]
+    _, _, plays, count = history
     if 0 <= count[0] < MAX_PLAYS:
         plays[count[0], H_FAILED] = st[S_FAILED]
         count[0] += 1
@@ -187,9 +187,9 @@ def log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst,
     """The log-likelihood of the other seats' observed plays in the world (wst, wws) under the model
     (module docstring): -inf when the world cannot have produced them.  ``stream``: the first of the
     model's stream purposes for this world (a seat's stream is stream + seat)."""
-    plays, count = history[2], history[3]
+    _, _, plays, count = history
     start_of_play(seat, wst, wws, history, rst, rws)
-    rngs = rws[2]
+    _, _, rngs, _ = rws
     for s in range(SEATS):
         rngs[s, 0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B], stream + s)
     team = team_of(seat)
@@ -218,7 +218,7 @@ def log_weight(st, seat, rules, model_fns, model_params, history, wst, wws, rst,
 @njit(cache=True)
 def others_played(seat, history):
     """Plays of the opponents observed so far this deal (the plays weighed)."""
-    plays, count = history[2], history[3]
+    _, _, plays, count = history
     n = 0
     for i in range(min(max(count[0], 0), MAX_PLAYS)):
         if team_of(plays[i, H_SEAT]) != team_of(seat):

@@ -110,6 +110,9 @@ SEARCH_CHUNK_SIG = types.int64(*CHUNK_ARGS, types.int64[:, ::1], types.int64[::1
                                types.float64[:, :, ::1])
 
 
+TRICK_BURIAL = -1  # a record's trick for the burial
+TRICK_DECLARE = -2  # and for a declaration (before the first trick)
+
 @njit(cache=True)
 def new_search_work(rules):
     """The work memory of a search: a world and a rollout copy of (state, workspace), the candidate
@@ -134,9 +137,9 @@ def record_trick(st, decision):
     """A decision's trick in the records: 0-based for plays, -1 for the burial, -2 for a declaration
     (before the first trick)."""
     if decision == DECLARE:
-        return -2
+        return TRICK_DECLARE
     if decision == DISCARD:
-        return -1
+        return TRICK_BURIAL
     return st[S_TRICK]
 
 
