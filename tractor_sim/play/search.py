@@ -143,16 +143,16 @@ def _from_name(name: str) -> dict:
     """The fields a name such as ``search:expert:32`` sets (its numbers read by their declarations); a
     name ending in ``[lead,follow]`` also sets the decisions searched, and ``[infer=base]`` the model
     of inference, as the names shown write them."""
-    groups = {}
+    full, groups = name, {}
     while name.endswith("]") and "[" in name:
         name, _, inside = name[:-1].rpartition("[")
         key = "infer" if inside.startswith("infer=") else "decisions"
         if key in groups:
-            raise SearchSpecError(f"policy {shown(name)}: two [{key}] groups in one name")
+            raise SearchSpecError(f"policy {shown(full)}: two [{key}] groups in one name")
         groups[key] = inside.removeprefix("infer=")
     parts = name.split(":")
     if len(parts) > 4 or any(not p for p in parts):
-        raise SearchSpecError(f"policy {shown(name)}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
+        raise SearchSpecError(f"policy {shown(full)}: write {parts[0]}, {parts[0]}:BASE, {parts[0]}:BASE:WORLDS or "
                               f"{parts[0]}:BASE:WORLDS:ROLLOUTS (e.g. {parts[0]}:expert:32)")
     table = dict(zip(NAME_PARTS, parts))
     if "decisions" in groups:
@@ -161,7 +161,7 @@ def _from_name(name: str) -> dict:
         table["infer"] = groups["infer"].strip()
     for key in ("worlds", "rollouts"):
         if key in table:
-            table[key] = _settings()[key].parse(table[key], f"policy {shown(name)}: field ", SearchSpecError)
+            table[key] = _settings()[key].parse(table[key], f"policy {shown(full)}: field ", SearchSpecError)
     return table
 
 
