@@ -78,9 +78,8 @@ class _Search:
         self.roll_params = np.ascontiguousarray(np.stack([self.team_params, self.team_params]))
 
     def answer(self, state, seat: int, decision: int, deal_id: int) -> int:
-        """Search the pending decision (the base answer in the state's ANSWER buffer); an error code."""
-        if decision not in self.decisions:
-            return 0
+        """Search the pending decision, one of ``decisions`` (the base answer in the state's ANSWER
+        buffer); an error code."""
         self.counters[self.kernel.C_RECORDS] = 0
         code = int(self.kernel.search_answer(state._st, state._ws, state._enc, self.roll_params, self.fns,
                                              np.int64(seat), np.int64(decision), self.settings, self.counters,

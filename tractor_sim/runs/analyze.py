@@ -43,6 +43,8 @@ from tractor_sim.runs import engine
 from tractor_sim.play import search
 from tractor_sim.rules.cards import card_str
 from tractor_sim.rules.fields import Whole
+from tractor_sim.core.kernels.candidates import DECL_CARD, DECL_COUNT, DECL_KIND
+from tractor_sim.core.kernels.declare import NONE as NO_DECLARATION, kind_count
 from tractor_sim.core.kernels.dims import CARDS
 from tractor_sim.core.kernels.view import DECISIONS
 
@@ -72,10 +74,10 @@ def _answer(decision: str, row) -> str:
     row holds the kind, the card, and with more decks the count: kernels.search._declaration_row)."""
     if decision != "declare":
         return _cards(row)
-    kind, card, count = (int(x) for x in row[:3])
-    if kind == 0:
+    kind, card, count = (int(row[i]) for i in (DECL_KIND, DECL_CARD, DECL_COUNT))
+    if kind == NO_DECLARATION:
         return "pass"
-    return " ".join([card_str(card)] * (count or (1 if kind == 1 else 2)))
+    return " ".join([card_str(card)] * (count or kind_count.py_func(kind)))  # two decks: the kind says
 
 
 DEFAULT_ROLLOUT_POLICY = "expert"  # rolled out after a Python policy's or bot's decisions
