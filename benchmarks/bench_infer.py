@@ -1,7 +1,7 @@
 """What inference from the plays adds: ``search:expert:W`` with infer = "base" against the same search with
 uniform worlds (infer = "none"), head to head on duplicate deals, and the cost per searched decision of each.
 
-Run: python benchmarks/bench_infer.py [--deals 300] [--worlds 16] [--seed 1] [--out infer.jsonl] [--timing 10]
+Run: PYTHONPATH=. python benchmarks/bench_infer.py [--deals 300] [--worlds 16] [--seed 1] [--out infer.jsonl] [--timing 10]
                                       [--against expert]
      python benchmarks/bench_infer.py --summary infer.jsonl   (the figures from the chunks played so far)
 
@@ -17,13 +17,13 @@ the run minus the time of expert against expert, per searched decision.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 
 import numpy as np
 from scipy import stats
 
+from benchmarks.bench_search_decisions import search_cost
 from tractor_sim.runs import engine as E
 
 
@@ -39,18 +39,8 @@ def policy(worlds: int, infer: str) -> dict:
 
 def cost(pol: dict, deals: int, seed: int) -> tuple[int, int, float]:
     """(decisions searched, worlds weighed, microseconds per searched decision) of ``pol`` against expert."""
-    base = E.plan_chunks([("expert", "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False)[0]
-    spec = E.plan_chunks([(pol, "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False)[0]
-    E.run_chunk(dataclasses.replace(spec, count=1))  # compile outside the timing
-    E.run_chunk(dataclasses.replace(base, count=1))
-    t0 = time.perf_counter()
-    E.run_chunk(base)
-    plain = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    result = E.run_chunk(spec)
-    searched = time.perf_counter() - t0 - plain
-    n = result.extra.get("decisions", 0)
-    return n, result.extra.get("weighed", 0), 1e6 * searched / max(n, 1)
+    result, seconds = search_cost(pol, deals, seed)
+    return result.extra.get("decisions", 0), result.extra.get("weighed", 0), 1e6 * seconds
 
 
 def summary(path: str) -> str:

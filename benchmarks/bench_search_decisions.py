@@ -86,20 +86,27 @@ def round_one(a, b, matches: int, seed: int, game, progress: bool = False) -> di
     return {"round1": interval(first / 2), "wins": interval(wins / 2), "seconds": time.perf_counter() - t0}
 
 
-def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -> tuple[int, float]:
-    """(decisions searched, milliseconds each) for a search of ``decision`` only against its base."""
-    pol = {"policy": "search", "base": "expert", "worlds": worlds, "decisions": [decision]}
+def search_cost(pol, deals: int, seed: int, game=None):
+    """(the chunk's result, seconds per searched decision) of ``pol`` against expert on ``deals`` deals:
+    the same deals' time with expert at every seat taken off, both compiled outside the timing."""
     base = E.plan_chunks([("expert", "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False, game=game)[0]
     spec = E.plan_chunks([(pol, "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False, game=game)[0]
-    E.run_chunk(dataclasses.replace(spec, count=1))  # compile outside the timing
+    E.run_chunk(dataclasses.replace(spec, count=1))
+    E.run_chunk(dataclasses.replace(base, count=1))
     t0 = time.perf_counter()
     E.run_chunk(base)
     plain = time.perf_counter() - t0
     t0 = time.perf_counter()
     result = E.run_chunk(spec)
     searched = time.perf_counter() - t0 - plain
-    n = result.extra.get("decisions", 0)
-    return n, 1000 * searched / max(n, 1)
+    return result, searched / max(result.extra.get("decisions", 0), 1)
+
+
+def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -> tuple[int, float]:
+    """(decisions searched, milliseconds each) for a search of ``decision`` only against its base."""
+    pol = {"policy": "search", "base": "expert", "worlds": worlds, "decisions": [decision]}
+    result, seconds = search_cost(pol, deals, seed, game)
+    return result.extra.get("decisions", 0), 1000 * seconds
 
 
 def main():
