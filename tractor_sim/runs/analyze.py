@@ -43,8 +43,7 @@ from tractor_sim.runs import engine
 from tractor_sim.play import search
 from tractor_sim.rules.cards import card_str
 from tractor_sim.rules.fields import Whole
-from tractor_sim.core.kernels.candidates import DECL_CARD, DECL_COUNT, DECL_KIND
-from tractor_sim.core.kernels.declare import NONE as NO_DECLARATION, kind_count
+from tractor_sim.core.kernels.declare import ANS_CARD, ANS_COUNT, ANS_KIND, NONE as NO_DECLARATION, kind_count
 from tractor_sim.core.kernels.dims import CARDS
 from tractor_sim.core.kernels.view import DECISIONS
 
@@ -74,7 +73,7 @@ def _answer(decision: str, row) -> str:
     row holds the kind, the card, and with more decks the count: kernels.search._declaration_row)."""
     if decision != "declare":
         return _cards(row)
-    kind, card, count = (int(row[i]) for i in (DECL_KIND, DECL_CARD, DECL_COUNT))
+    kind, card, count = (int(row[i]) for i in (ANS_KIND, ANS_CARD, ANS_COUNT))
     if kind == NO_DECLARATION:
         return "pass"
     return " ".join([card_str(card)] * (count or kind_count.py_func(kind)))  # two decks: the kind says

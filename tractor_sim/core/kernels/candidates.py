@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from . import combos as C
-from .declare import can_declare, can_declare_count, kind_of
+from .declare import ANS_CARD, ANS_COUNT, ANS_KIND, can_declare, can_declare_count, kind_of
 from .order import META_NCARDS, MAX_POS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from .scoring import POINTS
 from .dims import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, RJ, SEATS, SUITS
@@ -51,9 +51,6 @@ MAX_TRIED = 20_000  # follows: multisets tried before the enumeration stops
 NO_CLASS = -1
 MIN_THROW_UNITS = 2  # a throw is two units or more
 JOKER_KINDS = 2  # a declaration's cards: the two jokers, then a card of the rank in each suit
-DECL_KIND = 0  # a declare answer's row (kernels.phases.apply_declare): the kind,
-DECL_CARD = 1  # the card shown,
-DECL_COUNT = 2  # and how many (three or four decks)
 
 
 @njit(cache=True)
@@ -463,8 +460,8 @@ def declare_candidates(hand, seat, cur_seat, cur_kind, cur_count, cur_card, rank
                 ok = can_declare(hand, kind, card, seat, cur_seat, cur_kind, cur_card, rank, rules)
             if not ok:
                 continue
-            play[DECL_KIND] = kind
-            play[DECL_CARD] = card
-            play[DECL_COUNT] = count if DECKS > PAIR else 0
+            play[ANS_KIND] = kind
+            play[ANS_CARD] = card
+            play[ANS_COUNT] = count if DECKS > PAIR else 0
             n = _add(cands, n, play, max_out)
     return n

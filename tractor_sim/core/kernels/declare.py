@@ -24,7 +24,9 @@ SINGLE = 1
 PAIR = 2
 JOKER_PAIR = 3
 
-# Where a declare strategy's answer puts the count (out[0] the kind, out[1] the card; view.py).
+# Where a declare strategy's answer puts the kind, the card and the count (view.py).
+ANS_KIND = 0
+ANS_CARD = 1
 ANS_COUNT = 2
 
 # Colours at equal counts (9.8): red jokers > black jokers > a suit.

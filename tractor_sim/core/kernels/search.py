@@ -31,7 +31,7 @@ from .result import D_DECL_TEAM, D_GAIN, D_KEEP, D_OPP_POINTS
 from .rng import stream_key
 from .sampler import draw, prepare
 from . import draw_worlds
-from .declare import ANS_COUNT, kind_count
+from .declare import ANS_COUNT, ANS_KIND, kind_count
 from .dims import CARDS, DECKS, DRAWN, PAIR, SEATS, TEAMS, TRICKS, team_of
 from .state import (
     ANSWER, ARR_LEAD_UNITS, PH_DRAW, RESULT, S_CUR_CARD, S_CUR_COUNT, S_CUR_KIND, S_CUR_SEAT, S_DRAW_K, S_KEY_A,
@@ -180,12 +180,12 @@ def _declaration_row(row):
     """A declare strategy's answer as a candidate row (the pass all zero; the driver clears the buffer
     of a pass): the kind, the card, and with more decks the count (0 there means the kind's least);
     the rest zero, so that it equals its row in declare_candidates' list."""
-    if row[0] == 0:
+    if row[ANS_KIND] == 0:
         row[:] = 0
         return
     if DECKS > PAIR:
         if row[ANS_COUNT] == 0:
-            row[ANS_COUNT] = kind_count(row[0])
+            row[ANS_COUNT] = kind_count(row[ANS_KIND])
     else:
         row[ANS_COUNT] = 0
     row[ANS_COUNT + 1:] = 0

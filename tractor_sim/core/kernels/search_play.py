@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, types
 
 from .deal import FUNCS_TYPE, N_DECISIONS, compiled_new_workspace as new_workspace
+from .declare import ANS_KIND
 from .events import LOG_COLS
 from .layout import Layout
 from .match import (
@@ -129,7 +130,7 @@ def new_search_work(rules):
 def declared(answer):
     """A declare answer's return value after the search: 1 for a declaration, 0 for the pass (the
     answer buffer as kernels.search._declaration_row leaves it: a pass all zero)."""
-    return 1 if answer[0] != 0 else 0
+    return 1 if answer[ANS_KIND] != 0 else 0
 
 
 @njit(cache=True)
