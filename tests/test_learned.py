@@ -10,6 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from tractor_sim.cli import main
+from tractor_sim.core import burial_features as B
+from tractor_sim.core import declare_features as E
 from tractor_sim.core import features as F
 from tractor_sim.core.kernels import view as V
 from tractor_sim.play import learned
@@ -19,11 +21,15 @@ from tractor_sim.runs import runner
 from tractor_sim.runs import train as T
 
 N = len(F.NAMES)
+ND = len(E.DECLARE_NAMES)
+NB = len(B.BURIAL_NAMES)
 
 
-def _model(path, lead=None, follow=None, **changes):
+def _model(path, lead=None, follow=None, declare=None, discard=None, **changes):
     learned.write(path, {"lead": lead if lead is not None else [0.0] * N,
-                         "follow": follow if follow is not None else [0.0] * N}, {"seed": 0})
+                         "follow": follow if follow is not None else [0.0] * N,
+                         "declare": declare if declare is not None else [0.0] * ND,
+                         "discard": discard if discard is not None else [0.0] * NB}, {"seed": 0})
     if changes:
         data = json.loads(Path(path).read_text())
         data.update(changes)
@@ -35,41 +41,45 @@ def _counts(play):
     return np.asarray(K.to_counts(K.parse_cards(play)), dtype=np.int64)
 
 
+def _decisions(decision, seed, deals):
+    """(state, seat, view) at every ``decision`` of ``deals`` deals played by expert, in order."""
+    for deal in range(deals):
+        state = State.new(seed=seed, deal_id=deal)
+        while not state.over:
+            turn = state.to_act()
+            if turn.decision == decision:
+                yield state, turn.seat, state.observation(turn.seat)
+            state.apply(state.answer_of("expert"))
+
+
 def test_the_features_say_what_the_engine_does_with_each_follow():
     """At follows of a few deals, for every legal follow: F_WINS is whether the engine then has the seat
     winning the trick, the points and trumps are the cards', F_FEED/F_GIFT split the points by who wins."""
     checked = 0
-    for deal in range(4):
-        state = State.new(seed=3, deal_id=deal)
-        while not state.over:
-            turn = state.to_act()
-            if turn.decision == "follow":
-                me = turn.seat
-                view = state.observation(me)
-                for play in state.legal(limit=40):
-                    counts = _counts(play)
-                    out = np.zeros(N)
-                    before = view.copy()
-                    sit = np.zeros(F.SITUATION_CELLS, dtype=np.int64)
-                    F.situation(view, sit)
-                    F.candidate_features(view, np.zeros(256), sit, counts, False, out)
-                    assert (view == before).all(), "the features leave the view as they found it"
-                    after = state.clone().apply(list(play))
-                    seen = after.observation(me)
-                    if seen[V.V_META, V.M_NPLAYED] == 0:  # the trick is over: its winner
-                        winner = seen[V.V_TRICK_WINNER, seen[V.V_META, V.M_TRICKS_DONE] - 1]
-                    else:
-                        winner = seen[V.V_META, V.M_WINNING]
-                    assert out[F.F_WINS] == (winner == me), (play, winner)
-                    pts = K.points(K.parse_cards(play))
-                    assert out[F.F_POINTS] == pts / F.TENS
-                    trumps = sum(1 for c in K.parse_cards(play) if view[V.V_EFF, c] == 4)
-                    assert out[F.F_TRUMPS] == trumps
-                    if not out[F.F_WINS] and pts:
-                        partner = view[V.V_META, V.M_WINNING] == (me + 2) % 4
-                        assert (out[F.F_FEED], out[F.F_GIFT]) == ((pts / F.TENS, 0) if partner else (0, pts / F.TENS))
-                    checked += 1
-            state.apply(state.answer_of("expert"))
+    for state, me, view in _decisions("follow", 3, 4):
+        for play in state.legal(limit=40):
+            counts = _counts(play)
+            out = np.zeros(N)
+            before = view.copy()
+            sit = np.zeros(F.SITUATION_CELLS, dtype=np.int64)
+            F.situation(view, sit)
+            F.candidate_features(view, np.zeros(256), sit, counts, False, out)
+            assert (view == before).all(), "the features leave the view as they found it"
+            after = state.clone().apply(list(play))
+            seen = after.observation(me)
+            if seen[V.V_META, V.M_NPLAYED] == 0:  # the trick is over: its winner
+                winner = seen[V.V_TRICK_WINNER, seen[V.V_META, V.M_TRICKS_DONE] - 1]
+            else:
+                winner = seen[V.V_META, V.M_WINNING]
+            assert out[F.F_WINS] == (winner == me), (play, winner)
+            pts = K.points(K.parse_cards(play))
+            assert out[F.F_POINTS] == pts / F.TENS
+            trumps = sum(1 for c in K.parse_cards(play) if view[V.V_EFF, c] == 4)
+            assert out[F.F_TRUMPS] == trumps
+            if not out[F.F_WINS] and pts:
+                partner = view[V.V_META, V.M_WINNING] == (me + 2) % 4
+                assert (out[F.F_FEED], out[F.F_GIFT]) == ((pts / F.TENS, 0) if partner else (0, pts / F.TENS))
+            checked += 1
     assert checked > 300
 
 
@@ -91,6 +101,148 @@ def test_weights_change_the_play_and_stay_legal(tmp_path):
     a, _ = runner.simulate([({"policy": "learned", "model": odd, "name": "t"}, "basic")], n=40, seed=4, chunk_size=40)
     b, _ = runner.simulate([("expert", "basic")], n=40, seed=4, chunk_size=40)
     assert len(a) == 80 and (a["opp_points"].to_numpy() != b["opp_points"].to_numpy()).any()
+
+
+def test_declaration_and_burial_weights_change_them_and_stay_legal(tmp_path):
+    """A model that never declares (a declaration scores -5, the pass 0) passes wherever the expert declares;
+    one that shuns burying points buries at most the expert's, fewer in some deals (the search's burials take
+    value out of the kitty first); the engine accepts every answer of both in whole deals."""
+    d = [0.0] * ND
+    d[E.DECLARE_NAMES.index("declare")] = -5.0
+    b = [0.0] * NB
+    b[B.BURIAL_NAMES.index("points")] = -5.0
+    never = {"policy": "learned", "model": _model(tmp_path / "never.json", declare=d), "name": "n"}
+    bury = {"policy": "learned", "model": _model(tmp_path / "bury.json", discard=b), "name": "p"}
+    declared = [(state.answer_of("expert"), state.answer_of(never)) for state, _, _ in _decisions("declare", 4, 4)]
+    assert any(e for e, _ in declared) and not any(n for _, n in declared)
+    buried = [(K.points(K.parse_cards(state.answer_of("expert"))), K.points(K.parse_cards(state.answer_of(bury))))
+              for state, _, _ in _decisions("discard", 4, 12)]
+    assert all(p <= e for e, p in buried) and any(p < e for e, p in buried)
+    for model in (never, bury):
+        deals, _ = runner.simulate([(model, "basic")], n=20, seed=4, chunk_size=20)
+        assert len(deals) == 40
+
+
+def test_a_version_1_model_still_plays_with_the_experts_declaration_and_burial(tmp_path):
+    """A model file of the lead and follow only (version 1, before the declaration and the burial were learned)
+    loads with weights 0 for those, and plays as the same weights in a version 2 file."""
+    lead = [0.0] * N
+    lead[F.NAMES.index("trumps")] = 0.5
+    old = tmp_path / "v1.json"
+    old.write_text(json.dumps({"format": "tractor-sim model", "version": 1, "game": [4, 2, "tractor"],
+                               "features": list(F.NAMES), "weights": {"lead": lead, "follow": [0.0] * N},
+                               "training": {"seed": 1}}))
+    w = learned.load(str(old))
+    assert set(w) == {"declare", "discard", "lead", "follow"} and w["lead"]["trumps"] == 0.5
+    assert not any(w["declare"].values()) and not any(w["discard"].values())
+    new = _model(tmp_path / "v2.json", lead=lead)
+    a, _ = runner.simulate([({"policy": "learned", "model": str(old), "name": "m"}, "basic")], n=20, seed=6,
+                           chunk_size=20)
+    b, _ = runner.simulate([({"policy": "learned", "model": new, "name": "m"}, "basic")], n=20, seed=6, chunk_size=20)
+    assert a.equals(b)
+    old.write_text(old.read_text().replace('"follow"', '"declare"'))
+    with pytest.raises(learned.ModelError, match="'weights' must hold a list for each of lead, follow"):
+        learned.load(str(old))
+
+
+def _trumps_if(hand, suit, rank):
+    """Cards of ``hand`` (counts) that are trumps with ``suit`` (None: no trump suit) and ``rank``: a
+    reference of its own (standard rules: no rank trumps without a trump suit)."""
+    n = 0
+    for c, k in enumerate(hand):
+        if c >= 52 or (suit is not None and (c % 13 == rank or c // 13 == suit)):
+            n += k
+    return n
+
+
+def test_the_declaration_features_say_what_each_declaration_does():
+    """At the declarations of a few deals, for the pass and every legal declaration: the strength is the share
+    of the hand that would be trumps, the override flags say whose declaration it overrides."""
+    checked = 0
+    for state, me, view in _decisions("declare", 11, 6):
+        hand = view[V.V_HAND]
+        rank = view[V.V_META, V.M_TRUMP_RANK]
+        for option in state.legal():
+            cand = np.zeros(len(hand), dtype=np.int64)
+            if option:
+                cards = K.parse_cards(option)
+                card = cards[0]
+                cand[0] = 3 if card >= 52 else len(cards)
+                cand[1] = card
+            out = np.zeros(ND)
+            E.declare_features(view, cand, False, out)
+            if not option:
+                assert not out.any()
+                continue
+            suit = None if card >= 52 else card // 13
+            assert out[E.E_STRENGTH] == pytest.approx(_trumps_if(hand, suit, rank) / hand.sum())
+            cur = view[V.V_META, V.M_DECL_SEAT]
+            standing = view[V.V_META, V.M_DECL_KIND] != 0
+            assert out[E.E_OVER_SELF] == (standing and cur == me)
+            assert out[E.E_OVER_PARTNER] == (standing and cur == (me + 2) % 4)
+            assert out[E.E_OVER_OPPONENT] == (standing and cur % 2 != me % 2)
+            assert out[E.E_JOKERS] == (card >= 52)
+            checked += 1
+    assert checked > 20
+
+
+def test_the_burial_features_say_what_each_burial_buries():
+    """At the burials of a few deals, for the expert's burial and random others: points, trumps, pairs broken
+    and suits emptied, against a count of their own."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for state, _, view in _decisions("discard", 12, 8):
+        hand = view[V.V_HAND].copy()
+        cards = np.repeat(np.arange(len(hand)), hand)
+        options = [_counts(state.answer_of("expert"))]
+        for _ in range(20):
+            options.append(np.bincount(rng.choice(cards, 8, replace=False), minlength=len(hand)))
+        for bur in options:
+            out = np.zeros(NB)
+            B.burial_features(view, bur, False, out)
+            ids = np.repeat(np.arange(len(hand)), bur)
+            trump = view[V.V_EFF] == 4
+            assert out[B.B_POINTS] == sum(K.points([int(c)]) for c in ids) / 10
+            assert out[B.B_TRUMPS] == bur[trump].sum()
+            assert out[B.B_BROKEN] == ((hand >= 2) & (bur % 2 == 1)).sum()
+            assert out[B.B_PAIRS] == (bur // 2).sum()
+            kept = hand - bur
+            voids = sum(1 for s in range(4) if hand[view[V.V_EFF] == s].sum() and not kept[view[V.V_EFF] == s].sum())
+            assert out[B.B_VOIDS] == voids
+            checked += 1
+    assert checked > 100
+
+
+def test_the_burial_candidates_are_the_swaps_that_take_the_most_value_out_first():
+    """kernels.candidates.burial_candidates (on the stack, as the learned burial needs) against a reference of
+    its own: the base, then every swap of a buried card for a kept one by the keep value moved out of the
+    kitty (points, then trump, then position), ties by the buried card then the kept card."""
+    from tractor_sim.core.kernels import candidates as KC
+
+    checked = 0
+    for state, _, view in _decisions("discard", 13, 6):
+        hand = view[V.V_HAND].copy()
+        base = _counts(state.answer_of("expert"))
+
+        def keep(c):
+            trump = int(view[V.V_EFF, c] == 4)
+            return (K.points([c]) * KC.KEEP_RADIX + trump) * KC.KEEP_RADIX + int(view[V.V_POS, c])
+
+        swaps = sorted((-(keep(b) - keep(k)), b, k) for b in range(len(hand)) if base[b]
+                       for k in range(len(hand)) if k != b and hand[k] > base[k])
+        for limit in (5, 32):
+            cands = np.zeros((limit, len(hand)), dtype=np.int64)
+            cands[0] = base
+            n = KC.burial_candidates(hand, np.ascontiguousarray(view[V.V_EFF:]), cands, 1, limit)
+            want = [base]
+            for _, b, k in swaps[:limit - 1]:
+                row = base.copy()
+                row[b] -= 1
+                row[k] += 1
+                want.append(row)
+            assert n == len(want) and (cands[:n] == np.array(want)).all()
+            checked += 1
+    assert checked == 12
 
 
 # The shipped model's weights when the learned player's plays were pinned (issue 30): fixed here so that
@@ -124,13 +276,18 @@ def test_the_learned_plays_are_pinned(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"version": 99}, "model version 99; this build reads version 1"),
+    ({"version": 99}, "model version 99; this build reads versions 1, 2"),
     ({"format": "other"}, "not a tractor-sim model file"),
     ({"game": [6, 3, "tractor"]}, "a model of the game [6, 3, 'tractor'], not of this game [4, 2, 'tractor']"),
-    ({"features": ["base"]}, "its features ['base'] are not this build's"),
-    ({"weights": {"lead": []}}, "'weights' must hold a list for each of lead, follow"),
-    ({"weights": {"lead": [0.0] * N, "follow": [float("nan")] * N}}, "field 'weights'['follow'][0] of the model file is NaN"),
-    ({"weights": {"lead": [0.0] * N, "follow": ["x"] * N}}, "weights.follow must be"),
+    ({"features": ["base"]}, "'features' must hold a list for each of declare, discard, lead, follow"),
+    ({"features": {"declare": ["base"], "discard": list(B.BURIAL_NAMES), "lead": list(F.NAMES),
+                   "follow": list(F.NAMES)}}, "its declare features ['base'] are not this build's"),
+    ({"weights": {"lead": []}}, "'weights' must hold a list for each of declare, discard, lead, follow"),
+    ({"weights": {"declare": [0.0] * ND, "discard": [0.0] * NB, "lead": [0.0] * N, "follow": [float("nan")] * N}},
+     "field 'weights'['follow'][0] of the model file is NaN"),
+    ({"weights": {"declare": [0.0] * ND, "discard": ["x"] * NB, "lead": [0.0] * N, "follow": [0.0] * N}},
+     "weights.discard must be"),
+    ({"version": 1}, "its features {'declare': ["),  # a version 1 file has one list, the plays' features
 ])
 def test_a_model_file_of_another_kind_is_refused_by_name(tmp_path, change, message):
     path = _model(tmp_path / "m.json", **change)
@@ -172,6 +329,17 @@ def test_the_shipped_model_is_the_default_and_small():
     assert pol.param_dict()["follow.wins"] == weights["follow"]["wins"] != 0.0
 
 
+def test_a_context_names_another_burial_and_the_model_weighs_the_rest():
+    """A partial table completed by the learned context (experiments/discard_contexts.toml) buries by its own
+    strategy; the model's weights go to the decisions that play the learned strategy."""
+    from tractor_sim.play import registry as S
+
+    pol = S.resolve_policy({"policy": "learned", "discard": "keep_points", "name": "k"})
+    params = pol.param_dict()
+    assert params["follow.wins"] == learned.load("learned-4x2.json")["follow"]["wins"]
+    assert not any(k.startswith("discard.") for k in params)
+
+
 def _tiny(tmp_path, name="t.toml", rounds=2):
     f = tmp_path / name
     f.write_text(f'name = "tiny"\nseed = 5\n[train]\nrounds = {rounds}\ndeals = 6\nchunk = 3\nworlds = 2\n'
@@ -208,7 +376,10 @@ def test_the_training_rows_value_the_teachers_candidates(tmp_path):
     first = rows[:, SPL.TR_CANDIDATE] == 0
     assert first.any() and (rows[first, SPL.TR_GAIN] == 0).all()
     assert (rows[first, SPL.TR_FEATURES + F.F_BASE] == 1).all() and (rows[~first, SPL.TR_FEATURES + F.F_BASE] == 0).all()
-    assert set(np.unique(rows[:, SPL.TR_DECISION])) <= {V.LEAD, V.FOLLOW}
+    assert set(np.unique(rows[:, SPL.TR_DECISION])) == {V.DECLARE, V.DISCARD, V.LEAD, V.FOLLOW}
+    for code, width in ((V.DECLARE, ND), (V.DISCARD, NB)):  # each decision's own features, the rest 0
+        mine = rows[rows[:, SPL.TR_DECISION] == code]
+        assert not mine[:, SPL.TR_FEATURES + width:].any() and mine[:, SPL.TR_FEATURES + 1:SPL.TR_FEATURES + width].any()
     assert np.abs(rows[:, SPL.TR_GAIN]).max() <= 2 * 6  # a level change is at most 6 per side
 
 

@@ -25,6 +25,8 @@ warnings.filterwarnings("ignore", message="First-class function type feature is 
 
 SEARCH_NO_WORLD = 50  # kernels.search_play.ERR_NO_WORLD (not imported here: that module compiles the search)
 NO_WORLD = "no world for the search (the sampler found no deal consistent with the seat's knowledge)"
+SEARCH_RECORDS_FULL = 51  # kernels.search_play.ERR_RECORDS_FULL
+RECORDS_FULL = "the training rows outgrew their buffer (a deal of many redeals): give a smaller chunk"
 
 
 @dataclass(frozen=True)
@@ -159,9 +161,10 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
             recording = recording or pol.search.record
             training = training or pol.search.train
     plays = cap * game.dims.SEATS * game.dims.TRICKS if recording or training else 1  # a row per play at most
-    if training:  # a row per candidate (kernels.search_play TR_*)
+    if training:  # a row per candidate (kernels.search_play TR_*) of each play, burial and declaration
         width = max(p.search.max_candidates for p in pols if p.search is not None)
-        records = np.zeros((plays * width, SPL.TR_FIELDS), dtype=np.float64)
+        asked = cap * (1 + game.dims.DRAWN + game.dims.SEATS)  # a burial; a declaration per card drawn, last chances
+        records = np.zeros(((plays + asked) * width, SPL.TR_FIELDS), dtype=np.float64)
     else:
         records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
     counters = np.zeros(SPL.N_COUNTERS, dtype=np.int64)
@@ -221,7 +224,8 @@ def _user_strategies(pols) -> str:
 def _describe_error(game, spec: ChunkSpec, pols, err) -> str:
     D, CARDS = game.kernels.deal, game.dims.CARDS
     code, seat, decision, trick, redeals, ident, d = (int(x) for x in err[:7])
-    what = NO_WORLD if code == SEARCH_NO_WORLD else game.error_name(code)
+    what = NO_WORLD if code == SEARCH_NO_WORLD else RECORDS_FULL if code == SEARCH_RECORDS_FULL \
+        else game.error_name(code)
     if code == D.ERR_REDEALS:
         return f"matchup {spec.matchup}: {what} in deal {ident} (seed {spec.seed})"
     team = seat % 2

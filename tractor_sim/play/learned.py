@@ -1,19 +1,22 @@
 """Model files of the ``learned`` policy: read, checked against the game, written.
 
-A model is the weights of the learned lead and follow (core/strategies/
-learned.py), one per feature by name (core/features.py), in a small JSON
-file that says what it is and where it came from:
+A model is the weights of the learned declaration, burial, lead and follow
+(core/strategies/learned.py), one per feature by name (core/features.py for
+the lead and the follow, core/declare_features.py, core/burial_features.py),
+in a small JSON file that says what it is and where it came from:
 
-    {"format": "tractor-sim model", "version": 1, "game": [4, 2, "tractor"],
-     "features": ["base", "cards", ...],
-     "weights": {"lead": [...], "follow": [...]},
+    {"format": "tractor-sim model", "version": 2, "game": [4, 2, "tractor"],
+     "features": {"declare": ["base", "declare", ...], "discard": [...], "lead": [...], "follow": [...]},
+     "weights": {"declare": [...], "discard": [...], "lead": [...], "follow": [...]},
      "training": {"seed": 1, "fingerprint": "...", ...}}
 
-A file of another format, version, game size or feature list is refused
-by name: weights are only meaningful for the features they were fitted to.
-The package ships one for the 4-player 2-deck game (tractor_sim/models/),
-the default of the ``learned`` policy; ``{policy = "learned", model =
-"PATH"}`` plays any other.
+A version 1 file (the lead and the follow only, one feature list) still
+plays: its declaration and burial are the expert's (weights 0).  A file of
+another format, version, game size or feature list is refused by name:
+weights are only meaningful for the features they were fitted to.  The
+package ships one for the 4-player 2-deck game (tractor_sim/models/), the
+default of the ``learned`` policy; ``{policy = "learned", model = "PATH"}``
+plays any other.  Bids and calls have no weights: the expert's.
 """
 
 from __future__ import annotations
@@ -26,8 +29,12 @@ from pathlib import Path
 from tractor_sim.rules import files
 
 FORMAT = "tractor-sim model"
-VERSION = 1
-DECISIONS = ("lead", "follow")  # the decisions a model scores
+VERSION = 2
+VERSIONS = (1, 2)  # the versions read: 1 scored the lead and the follow only
+DECISIONS = ("declare", "discard", "lead", "follow")  # the decisions a model scores
+PLAYS = ("lead", "follow")  # those that score a play (core/features.py)
+FEATURE_MODULES = {"declare": ("declare_features", "DECLARE_NAMES"), "discard": ("burial_features", "BURIAL_NAMES"),
+                   "lead": ("features", "NAMES"), "follow": ("features", "NAMES")}
 MODELS = Path(__file__).resolve().parent.parent / "models"  # the shipped models
 
 
@@ -35,12 +42,13 @@ class ModelError(ValueError):
     """A model file that cannot be played here; the message names the file and what is wrong."""
 
 
-def feature_names(package=None) -> tuple[str, ...]:
-    """The features of ``package``'s kernels (the 4-player 2-deck package when None)."""
+def feature_names(package=None) -> dict[str, tuple[str, ...]]:
+    """The features of each decision in ``package``'s kernels (the 4-player 2-deck package when None)."""
     import importlib
 
     name = package.__name__ if package is not None else "tractor_sim.core"
-    return importlib.import_module(f"{name}.features").NAMES
+    return {d: getattr(importlib.import_module(f"{name}.{module}"), names)
+            for d, (module, names) in FEATURE_MODULES.items()}
 
 
 def game_of(package=None) -> list:
@@ -60,37 +68,48 @@ def path_of(name: str) -> Path:
 
 
 def load(name: str, package=None) -> dict[str, dict[str, float]]:
-    """The weights of model file ``name`` as policy parameters {"lead": {feature: w}, "follow": {...}},
-    checked against ``package``'s game and features; ModelError naming the file otherwise."""
+    """The weights of model file ``name`` as policy parameters {decision: {feature: w}}, checked against
+    ``package``'s game and features; ModelError naming the file otherwise.  A version 1 file gives the
+    declaration and the burial weights 0 (the expert's)."""
     path = path_of(name)
     data = files.read_model(path, ModelError)
     if data.get("format") != FORMAT:
         raise ModelError(f"{path}: not a {FORMAT} file (its format is {data.get('format')!r})")
-    if data.get("version") != VERSION:
-        raise ModelError(f"{path}: model version {data.get('version')!r}; this build reads version {VERSION}")
+    version = data.get("version")
+    if version not in VERSIONS:
+        raise ModelError(f"{path}: model version {version!r}; this build reads versions "
+                         f"{', '.join(map(str, VERSIONS))}")
     game = game_of(package)
     if data.get("game") != game:
         raise ModelError(f"{path}: a model of the game {data.get('game')!r}, not of this game {game}; "
                          "train one for this size (tractor-sim train)")
-    names = list(feature_names(package))
-    if data.get("features") != names:
-        raise ModelError(f"{path}: its features {data.get('features')!r} are not this build's {names}")
+    names = {d: list(v) for d, v in feature_names(package).items()}
+    scored = DECISIONS if version == VERSION else PLAYS
+    if version == VERSION:
+        features = data.get("features")
+        if not isinstance(features, dict) or set(features) != set(DECISIONS):
+            raise ModelError(f"{path}: 'features' must hold a list for each of {', '.join(DECISIONS)}")
+        for d in DECISIONS:
+            if features[d] != names[d]:
+                raise ModelError(f"{path}: its {d} features {features[d]!r} are not this build's {names[d]}")
+    elif data.get("features") != names["lead"]:
+        raise ModelError(f"{path}: its features {data.get('features')!r} are not this build's {names['lead']}")
     weights = data.get("weights")
-    if not isinstance(weights, dict) or set(weights) != set(DECISIONS):
-        raise ModelError(f"{path}: 'weights' must hold a list for each of {', '.join(DECISIONS)}")
-    out = {}
-    for d in DECISIONS:
+    if not isinstance(weights, dict) or set(weights) != set(scored):
+        raise ModelError(f"{path}: 'weights' must hold a list for each of {', '.join(scored)}")
+    out = {d: dict.fromkeys(names[d], 0.0) for d in DECISIONS}
+    for d in scored:
         w = weights[d]
-        if not isinstance(w, list) or len(w) != len(names) or not all(
+        if not isinstance(w, list) or len(w) != len(names[d]) or not all(
                 isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in w):
-            raise ModelError(f"{path}: weights.{d} must be {len(names)} finite numbers, one per feature")
-        out[d] = dict(zip(names, map(float, w)))
+            raise ModelError(f"{path}: weights.{d} must be {len(names[d])} finite numbers, one per feature")
+        out[d] = dict(zip(names[d], map(float, w)))
     return out
 
 
 def write(path, weights: dict, training: dict, package=None) -> str:
     """Write a model file; returns its digest (sha256 of the file's bytes)."""
-    names = list(feature_names(package))
+    names = {d: list(v) for d, v in feature_names(package).items()}
     data = {"format": FORMAT, "version": VERSION, "game": game_of(package), "features": names,
             "weights": {d: [round(float(x), 9) for x in weights[d]] for d in DECISIONS}, "training": training}
     text = json.dumps(data, indent=1) + "\n"

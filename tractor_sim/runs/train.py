@@ -5,7 +5,7 @@ in the mode that plays the base policy's answers and records every
 candidate's features and value: kernels.search_play RECORD_TRAIN), adds them
 to the data, refits, and measures the model against ``expert`` on fixed
 duplicate deals of their own seed.  The fit is ridge regression, per
-decision (lead, follow), of each candidate's gain over the base policy's
+decision (declare, discard, lead, follow), of each candidate's gain over the base policy's
 answer (paired by world) on its features minus the base answer's: the
 weights then rank the candidates of a decision as the search's values do.
 
@@ -50,7 +50,7 @@ DEFAULTS = {"rounds": 8, "deals": 500, "chunk": 100, "worlds": 8, "max_candidate
             "eval_pairs": 2000}
 BASE = "expert"  # the base policy: the teacher's rollouts, the learned player's first candidate
 EVAL_SEED_OFFSET = 1_000_003  # the measurement's deals: a seed of their own, never trained on
-DECISION_NAMES = {2: "lead", 3: "follow"}  # kernels.view LEAD, FOLLOW
+DECISION_NAMES = {0: "declare", 1: "discard", 2: "lead", 3: "follow"}  # kernels.view DECLARE .. FOLLOW
 
 
 class TrainError(ValueError):
@@ -71,13 +71,15 @@ class Config:
     eval_pairs: int
 
     def fingerprint(self) -> str:
-        """What makes the data and the model: every field but the name and the description."""
+        """What makes the data and the model: every field but the name and the description, and the
+        features each decision records (a directory of data with other columns is not resumed)."""
         body = {k: v for k, v in self.__dict__.items() if k not in ("name", "description")}
+        body["features"] = learned.feature_names()
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
     def teacher(self) -> dict:
         return {"policy": "search", "base": BASE, "worlds": self.worlds, "max_candidates": self.max_candidates,
-                "train": True, "decisions": ["lead", "follow"]}
+                "train": True, "decisions": list(DECISION_NAMES.values())}
 
 
 def load(path) -> Config:
@@ -116,15 +118,16 @@ def play_round(cfg: Config, r: int, advance=None) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
 
 
-def _columns():
+def _columns(decision: int = 2):
+    """The search_play kernels and the feature columns of a decision code's rows (its own features)."""
     SPL = Game.of((4, 2, "tractor")).kernel("search_play")
-    return SPL, slice(SPL.TR_FEATURES, SPL.TR_FEATURES + len(learned.feature_names()))
+    return SPL, slice(SPL.TR_FEATURES, SPL.TR_FEATURES + len(learned.feature_names()[DECISION_NAMES[decision]]))
 
 
 def differences(rows: np.ndarray, decision: int):
     """(group, candidate features minus the base answer's, gain) of one decision type's rows; a decision's
     rows are consecutive, its base answer (candidate 0) first."""
-    SPL, feats = _columns()
+    SPL, feats = _columns(decision)
     rows = rows[rows[:, SPL.TR_DECISION] == decision]
     first = rows[:, SPL.TR_CANDIDATE] == 0
     group = np.cumsum(first) - 1
@@ -201,7 +204,7 @@ def run(cfg: Config, out: Path, command: str, advance=None, say=print) -> Path:
         stamp.write_text(json.dumps({"fingerprint": cfg.fingerprint(), "config": cfg.__dict__}, indent=1))
     log_path = out / "rounds.csv"
     log = pd.read_csv(log_path) if log_path.exists() else pd.DataFrame()
-    rows, weights = [], {n: np.zeros(len(learned.feature_names())) for n in DECISION_NAMES.values()}
+    rows, weights = [], {n: np.zeros(len(v)) for n, v in learned.feature_names().items()}
     for r in range(cfg.rounds):
         data_path = out / "data" / f"round-{r:03d}.npz"
         model_path = out / "models" / f"round-{r:03d}.json"
@@ -260,8 +263,9 @@ def report(cfg: Config, log: pd.DataFrame, out: Path, command: str) -> Path:
         lines += [f"**Final model against {BASE}: {last['vs_expert']:+.3f} levels per deal "
                   f"[{last['vs_expert_low']:+.3f}, {last['vs_expert_high']:+.3f}] (95%) on {int(last['eval_pairs']):,} "
                   f"duplicate deal pairs of their own seed.**", ""]
-    lines += ["| round | deals | rows | held-out loss: lead | follow | held-out regret: lead | follow | vs expert | 95% |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    names = list(DECISION_NAMES.values())
+    lines += [f"| round | deals | rows | held-out loss: {' | '.join(names)} | held-out regret: {' | '.join(names)} "
+              "| vs expert | 95% |", "|---" * (3 + 2 * len(names) + 2) + "|"]
     for _, e in log.iterrows():
         vs = f"{e['vs_expert']:+.3f} | [{e['vs_expert_low']:+.3f}, {e['vs_expert_high']:+.3f}]" \
             if "vs_expert" in e and pd.notna(e["vs_expert"]) else "- | -"

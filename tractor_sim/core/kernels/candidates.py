@@ -34,14 +34,13 @@ view) and what it buried, so the sampled search never looks at a hidden
 card through its candidates.
 """
 
-import numpy as np
 from numba import njit
 
 from . import combos as C
 from .declare import ANS_CARD, ANS_COUNT, ANS_KIND, can_declare, can_declare_count, kind_of
 from .order import META_NCARDS, MAX_POS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from .scoring import POINTS
-from .dims import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, RJ, SEATS, SUITS
+from .dims import BJ, CARDS, DECKS, EFF_SUITS, KITTY, PAIR, RANKS, RJ, SEATS, SUITS
 from .unowned import stack_array
 from .view import V_BURIED, V_HAND, V_PLAYED
 
@@ -51,6 +50,8 @@ MAX_TRIED = 20_000  # follows: multisets tried before the enumeration stops
 NO_CLASS = -1
 MIN_THROW_UNITS = 2  # a throw is two units or more
 JOKER_KINDS = 2  # a declaration's cards: the two jokers, then a card of the rank in each suit
+SWAPS = KITTY * CARDS  # burial_candidates: swaps of a buried card for a kept one, at most
+SWAP_RADIX = CARDS * CARDS  # its keys: a swap's number (buried card x CARDS + kept card) is below it
 
 
 @njit(cache=True)
@@ -415,22 +416,33 @@ def keep_value(c, tt):
 @njit(cache=True)
 def burial_candidates(hand, tt, cands, n, max_out):
     """After the base burial in cands[0]: the burials one swap away (a buried card kept, a kept card
-    buried), the swaps that move the most keep_value out of the kitty first; returns the list's length.
-    ``hand`` holds the hand and the kitty (the starter's cards at the exchange)."""
-    base = cands[0].copy()
-    gains = np.full(CARDS * CARDS, -(1 << 40), dtype=np.int64)
+    buried), the swaps that move the most keep_value out of the kitty first (ties: by buried card,
+    then kept card, ids ascending); returns the list's length.  ``hand`` holds the hand and the
+    kitty (the starter's cards at the exchange).  On the stack only: the learned burial lists them too."""
+    base = cands[0]
+    keys = stack_array(SWAPS)  # the swaps, best first: gain x SWAP_RADIX - (b x CARDS + k), all distinct
+    m = 0
     for b in range(CARDS):
         if base[b] == 0:
             continue
         for k in range(CARDS):
-            if k != b and hand[k] - base[k] > 0:
-                gains[b * CARDS + k] = keep_value(b, tt) - keep_value(k, tt)
-    order = np.argsort(-gains, kind="mergesort")  # stable: ties by card ids, the same on every machine
-    play = base.copy()
-    for i in range(order.shape[0]):
-        if n >= max_out or gains[order[i]] == -(1 << 40):
+            if k == b or hand[k] - base[k] <= 0 or m >= SWAPS:
+                continue
+            key = (keep_value(b, tt) - keep_value(k, tt)) * SWAP_RADIX - (b * CARDS + k)
+            j = m  # insertion, descending
+            while j > 0 and keys[j - 1] < key:
+                keys[j] = keys[j - 1]
+                j -= 1
+            keys[j] = key
+            m += 1
+    play = stack_array(CARDS)
+    for c in range(CARDS):
+        play[c] = base[c]
+    for i in range(m):
+        if n >= max_out:
             break
-        b, k = order[i] // CARDS, order[i] % CARDS
+        swap = (-keys[i]) % SWAP_RADIX
+        b, k = swap // CARDS, swap % CARDS
         play[b] -= 1
         play[k] += 1
         n = _add(cands, n, play, max_out)
@@ -445,7 +457,9 @@ def declare_candidates(hand, seat, cur_seat, cur_kind, cur_count, cur_card, rank
     card, and with more decks the count; the pass all zero): the pass, then every declaration the
     rules allow ``seat`` over the standing one, the most cards first (jokers before suits at a count);
     returns the list's length.  With two decks a row's count is left 0 (the kind says it)."""
-    play = np.zeros(CARDS, dtype=np.int64)
+    play = stack_array(CARDS)
+    for c in range(CARDS):
+        play[c] = 0
     n = _add(cands, n, play, max_out)
     for count in range(DECKS, 0, -1):
         for i in range(JOKER_KINDS + SUITS):

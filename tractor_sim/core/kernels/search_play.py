@@ -40,6 +40,8 @@ from .search import (
 )
 from .infer import new_deal, new_history, observe, observed, pick_worlds
 from .candidates import MAX_CANDIDATES
+from ..burial_features import N_BURIAL_FEATURES, burial_features
+from ..declare_features import N_DECLARE_FEATURES, declare_features
 from ..features import N_FEATURES, SITUATION_CELLS, candidate_features, situation
 from .sampler import new_work as new_sampler_work
 from .dims import CARDS, TEAMS, team_of
@@ -58,6 +60,7 @@ COUNTERS = Layout("search counters", [
 globals().update(COUNTERS.constants())
 N_COUNTERS = COUNTERS.size
 ERR_NO_WORLD = 50  # error code: the search could not make a world (the sampler found no deal)
+ERR_RECORDS_FULL = 51  # error code: the training rows outgrew their buffer (play/chunks.py sizes it)
 HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and the selection (row 1)
 # An analysis row (float64): one decision of the analysed policy, valued by the search in two kinds
 # of worlds (the settings' source, then the true deal).  In each, the best candidate is selected on
@@ -94,15 +97,17 @@ globals().update(RECORD.constants())
 AR_FIELDS = RECORD.size
 
 # A training row (float64): one candidate of one searched decision, for tractor-sim train.
+TR_WIDTH = max(N_FEATURES, N_DECLARE_FEATURES, N_BURIAL_FEATURES)  # the widest decision's features
 TRAIN = Layout("training row", [
     ("TR_DEAL", 1, "the deal id (as AR_DEAL)"),
-    ("TR_SEAT", 1), ("TR_DECISION", 1, "view.LEAD or view.FOLLOW"),
+    ("TR_SEAT", 1), ("TR_DECISION", 1, "view.DECLARE, view.DISCARD, view.LEAD or view.FOLLOW"),
     ("TR_TRICK", 1),
     ("TR_CANDIDATE", 1, "its index in the decision's list (0: the base policy's answer)"),
     ("TR_CANDIDATES", 1, "candidates of the decision"),
     ("TR_GAIN", 1, "its mean gain over the base policy's answer, paired by world (levels + points tie-break)"),
     ("TR_WORLDS", 1, "worlds it was valued in"),
-    ("TR_FEATURES", N_FEATURES, "core/features.py's features of the candidate in the seat's view"),
+    ("TR_FEATURES", TR_WIDTH, "the candidate's features in the seat's view, the decision's own (core/features.py "
+                              "for a play, declare_features, burial_features), the rest 0"),
 ])
 globals().update(TRAIN.constants())
 TR_FIELDS = TRAIN.size
@@ -280,11 +285,16 @@ def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     if values[0, CV_BAD] != 0.0:
         return ERR_NONE
     sit = np.zeros(SITUATION_CELLS, dtype=np.int64)
-    situation(views[seat], sit)
+    if decision == LEAD or decision == FOLLOW:
+        situation(views[seat], sit)
+    if counters[C_RECORDS] + ncand > records.shape[0]:
+        return ERR_RECORDS_FULL
     for c in range(ncand):
         if values[c, CV_BAD] != 0.0:  # refused in some world: no value to learn from
             continue
         row = counters[C_RECORDS]
+        for f in range(TR_FIELDS):
+            records[row, f] = 0.0
         records[row, TR_DEAL] = deal_id
         records[row, TR_SEAT] = seat
         records[row, TR_DECISION] = decision
@@ -293,8 +303,13 @@ def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
         records[row, TR_CANDIDATES] = ncand
         records[row, TR_WORLDS] = values[c, CV_WORLDS]
         records[row, TR_GAIN] = values[c, CV_GAIN] / max(1.0, values[c, CV_WORLDS])
-        candidate_features(views[seat], ws[1][seat], sit, cands[c], c == 0,
-                           records[row, TR_FEATURES:TR_FEATURES + N_FEATURES])
+        if decision == DECLARE:
+            declare_features(views[seat], cands[c], c == 0, records[row, TR_FEATURES:TR_FEATURES + N_DECLARE_FEATURES])
+        elif decision == DISCARD:
+            burial_features(views[seat], cands[c], c == 0, records[row, TR_FEATURES:TR_FEATURES + N_BURIAL_FEATURES])
+        else:
+            candidate_features(views[seat], ws[1][seat], sit, cands[c], c == 0,
+                               records[row, TR_FEATURES:TR_FEATURES + N_FEATURES])
         counters[C_RECORDS] = row + 1
     return ERR_NONE
 
@@ -383,10 +398,11 @@ def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, inf
                         fns[base + FOLLOW], fns[base + BID], fns[base + CALL])
             if decision == DECLARE and n == 0:
                 answer[:] = 0  # a pass: the candidate row of the pass
-            if search_step(st, ws, rules, roll_params[team], roll_fns, seat, decision, settings[team], work, inf,
-                           model_fns, model_params, counters, records, deal_id) != ERR_NONE:
-                err[E_CODE] = ERR_NO_WORLD
-                return ERR_NO_WORLD
+            code = search_step(st, ws, rules, roll_params[team], roll_fns, seat, decision, settings[team], work, inf,
+                               model_fns, model_params, counters, records, deal_id)
+            if code != ERR_NONE:
+                err[E_CODE] = ERR_RECORDS_FULL if code == ERR_RECORDS_FULL else ERR_NO_WORLD
+                return err[E_CODE]
             if decision == DECLARE:
                 n = declared(answer)
         if track:

@@ -113,12 +113,17 @@ def override(view, params, rng, scratch, out):
     it is fought like a suit (more cards of the trump rank beat it), my
     strength under it being my jokers.
     """
+    return override_answer(view, out, params[OVERRIDE.min_cards], params[OVERRIDE.margin], params[OVERRIDE.jokers])
+
+
+@njit(cache=True)
+def override_answer(view, out, min_cards, margin, use_jokers):
+    """The override strategy's answer for its three parameters (the learned declaration starts from it)."""
     me = view[V_META, M_SEAT]
     cur_seat = view[V_META, M_DECL_SEAT]
     cur_kind = view[V_META, M_DECL_KIND]
     cur_card = view[V_META, M_DECL_CARD]
-    min_cards = params[OVERRIDE.min_cards]
-    jokers, joker = sl.joker_declaration(view) if params[OVERRIDE.jokers] > 0 else (0, -1)
+    jokers, joker = sl.joker_declaration(view) if use_jokers > 0 else (0, -1)
     if cur_kind == 0:
         kind, n, card, _st = sl.best_suit_declaration(view, min_cards)
         if kind > 0:
@@ -136,7 +141,7 @@ def override(view, params, rng, scratch, out):
     if team_of(cur_seat) == team_of(me) or (DECKS == PAIR_CARDS and cur_kind == JOKER_PAIR):
         return 0
     standing = sl.suit_strength(view, cur_card // RANKS) if cur_card < BJ else sl.no_suit_strength(view)
-    need = min_cards if view[V_META, M_ROUND1] == 1 else max(min_cards, standing + params[OVERRIDE.margin])
+    need = min_cards if view[V_META, M_ROUND1] == 1 else max(min_cards, standing + margin)
     kind, n, card, _st = sl.best_suit_declaration(view, need)
     if kind > 0:
         return _answer(out, kind, card, n)

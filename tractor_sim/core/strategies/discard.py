@@ -184,7 +184,13 @@ def expert(view, params, rng, scratch, out):
     (weak: non-point) cards.  Measured against basic, 14 trumps beats 10 or 12
     as the threshold.
     """
-    strong = sl.suit_len(view, TRUMP) >= params[EXPERT.threshold]
+    return expert_burial(view, out, params[EXPERT.threshold])
+
+
+@njit(cache=True)
+def expert_burial(view, out, threshold):
+    """The expert burial for its threshold (the learned burial starts from it); returns KITTY."""
+    strong = sl.suit_len(view, TRUMP) >= threshold
     placed = bury_point_singles(view, out, KITTY) if strong else 0
     placed += void_suits(view, out, KITTY - placed, not strong)
     bury(view, out, KITTY - placed, LOWEST if strong else KEEP_POINTS)

@@ -1,9 +1,11 @@
-"""The learned lead and follow: the expert's answer and the search's candidates, scored by a model.
+"""The learned declaration, burial, lead and follow: the expert's answer and the search's candidates,
+scored by a model.
 
-Each candidate play (kernels.candidates: the lists the search tries, with
-the expert's own answer first) is scored by a weighted sum of its features
-(core/features.py) and the highest is played; ties go to the earlier, so
-with every weight 0 this plays as ``expert``.  The weights are the
+Each candidate (kernels.candidates: the lists the search tries, with the
+expert's own answer first) is scored by a weighted sum of its features
+(core/features.py for a play, core/burial_features.py, core/declare_features.py)
+and the highest is taken; ties go to the earlier, so with every weight 0
+this plays as ``expert``.  The weights are the
 strategy's parameters, one per feature by name: ``tractor-sim train``
 fits them to the search's values of the same candidates (a model file,
 tractor_sim.play.learned), and ``{policy = "learned", model = "PATH"}``
@@ -14,16 +16,24 @@ from numba import njit
 
 from .. import lib as sl
 from ..kernels import combos as C
-from ..kernels.candidates import follow_candidates, lead_candidates
+from ..burial_features import BURIAL_NAMES, N_BURIAL_FEATURES, burial_features
+from ..declare_features import DECLARE_NAMES, N_DECLARE_FEATURES, declare_features
+from ..kernels.candidates import (
+    JOKER_KINDS, burial_candidates, declare_candidates, follow_candidates, lead_candidates,
+)
 from ..kernels.combos import UNIT_FIELDS
 from ..kernels.deal import SCRATCH
-from ..kernels.dims import CARDS
+from ..kernels.declare import ANS_CARD, ANS_COUNT, ANS_KIND, kind_count
+from ..kernels.dims import CARDS, DECKS, PAIR, SUITS
 from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features_of, situation
 from ..kernels.unowned import rows_in, stack_array
 from ..kernels.view import (
-    M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK,
+    M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_SEAT,
+    M_TRUMP_RANK, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK,
 )
 from ..registry import strategy
+from .declare import OVERRIDE_PARAMS, override_answer
+from .discard import EXPERT_PARAMS, expert_burial
 from .follow import play_smart
 from .lead import expert_lead
 
@@ -31,6 +41,17 @@ MAX_SCORED = 32  # candidates scored per decision, at most (the search's default
 CAND_CELLS = MAX_SCORED * CARDS  # the candidate list's cells, on the stack
 WEIGHTS = {name: 0.0 for name in NAMES}  # a weight per feature; all 0: the expert's answer
 RANGES = {name: (-1000.0, 1000.0) for name in NAMES}
+DECLARE_WEIGHTS = {name: 0.0 for name in DECLARE_NAMES}  # the declaration's and the burial's, likewise
+DECLARE_RANGES = {name: (-1000.0, 1000.0) for name in DECLARE_NAMES}
+BURIAL_WEIGHTS = {name: 0.0 for name in BURIAL_NAMES}
+BURIAL_RANGES = {name: (-1000.0, 1000.0) for name in BURIAL_NAMES}
+FIRST_DECLARATIONS = 2  # the base answer and the pass, before the declarations allowed
+MAX_DECLARATIONS = FIRST_DECLARATIONS + DECKS * (JOKER_KINDS + SUITS)  # and every count of every card
+DECL_CELLS = MAX_DECLARATIONS * CARDS
+EXPERT_MIN_CARDS = OVERRIDE_PARAMS["min_cards"]  # the expert policy's declaring (strategies.declare.override)
+EXPERT_MARGIN = OVERRIDE_PARAMS["margin"]
+EXPERT_JOKERS = OVERRIDE_PARAMS["jokers"]
+EXPERT_THRESHOLD = EXPERT_PARAMS["threshold"]  # and its burial (strategies.discard.expert)
 EXPERT_MIN_TRUMPS = 8.0  # the expert policy's defaults (strategies.lead.expert, strategies.follow.expert)
 EXPERT_MIN_POINTS = 5.0
 
@@ -145,3 +166,73 @@ def _follows(view, units, nu, cands):
     return follow_candidates(view[V_HAND], view, sl.trump_table(view), view[V_META, M_LEAD_SUIT],
                              view[V_META, M_LEAD_N], view[V_META, M_LEAD_PAIRS], view[V_META, M_LEAD_KIND], units, nu,
                              view[V_RULES], cands, 1, MAX_SCORED)
+
+
+@njit(cache=True, inline='always')
+def _best_row(view, params, feats, cands, ncand, burial):
+    """The best-scored of cands[:ncand] (ties: the earlier; row 0 the expert's answer): declarations, or with
+    ``burial`` burials; ``feats``: the decision's features' cells."""
+    best = 0
+    best_score = 0.0
+    for i in range(ncand):
+        if burial:
+            burial_features(view, cands[i], i == 0, feats)
+        else:
+            declare_features(view, cands[i], i == 0, feats)
+        score = 0.0
+        for f in range(feats.shape[0]):
+            score += params[f] * feats[f]
+        if i == 0 or score > best_score:
+            best = i
+            best_score = score
+    return best
+
+
+@strategy("declare", "learned", params=DECLARE_WEIGHTS, ranges=DECLARE_RANGES)
+def learned_declare(view, params, rng, scratch, out):
+    """The expert declaration, the pass or another declaration allowed now, as the model scores them.
+
+    Idea: as the learned lead; the pass scores 0 but for the base flag, so a
+    declaration is made when its features are worth more than passing.
+    """
+    n = override_answer(view, out, EXPERT_MIN_CARDS, EXPERT_MARGIN, EXPERT_JOKERS)
+    rank = view[V_META, M_TRUMP_RANK]
+    if rank < 0:  # no rank yet (the auction): nothing to list
+        return n
+    cands = rows_in(stack_array(DECL_CELLS), 0, MAX_DECLARATIONS, CARDS)
+    for c in range(CARDS):
+        cands[0, c] = 0
+    if n != 0:  # the base answer as kernels.search._declaration_row writes it
+        cands[0, ANS_KIND] = out[ANS_KIND]
+        cands[0, ANS_CARD] = out[ANS_CARD]
+        if DECKS > PAIR:
+            cands[0, ANS_COUNT] = out[ANS_COUNT] if out[ANS_COUNT] != 0 else kind_count(out[ANS_KIND])
+    ncand = declare_candidates(view[V_HAND], view[V_META, M_SEAT], view[V_META, M_DECL_SEAT],
+                               view[V_META, M_DECL_KIND], sl.standing_count(view), view[V_META, M_DECL_CARD], rank,
+                               view[V_RULES], cands, 1, MAX_DECLARATIONS)
+    best = _best_row(view, params, scratch[SCRATCH - N_DECLARE_FEATURES:SCRATCH], cands, ncand, False)
+    if best == 0:
+        return n
+    if cands[best, ANS_KIND] == 0:
+        return 0
+    out[ANS_KIND] = cands[best, ANS_KIND]
+    out[ANS_CARD] = cands[best, ANS_CARD]
+    if DECKS > PAIR:
+        out[ANS_COUNT] = cands[best, ANS_COUNT]
+    return 1
+
+
+@strategy("discard", "learned", params=BURIAL_WEIGHTS, ranges=BURIAL_RANGES)
+def learned_discard(view, params, rng, scratch, out):
+    """The expert burial or one a swap away from it, as the model scores them.
+
+    Idea: as the learned lead, on the burials the search tries.
+    """
+    n = expert_burial(view, out, EXPERT_THRESHOLD)
+    cands = rows_in(stack_array(CAND_CELLS), 0, MAX_SCORED, CARDS)
+    _first(cands, out)
+    ncand = burial_candidates(view[V_HAND], sl.trump_table(view), cands, 1, MAX_SCORED)
+    best = _best_row(view, params, scratch[SCRATCH - N_BURIAL_FEATURES:SCRATCH], cands, ncand, True)
+    for c in range(CARDS):
+        out[c] = cands[best, c]
+    return n

@@ -134,9 +134,10 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
             chosen[d] = getattr(base, d)
             params[d] = dict(base.params.get(d, {}))
     model = extra.get("model") or (base.model if base is not None else "")
-    if model:
+    if model:  # the weights of the decisions that play the learned strategy (a context may name another)
         for d, table in _model_params(model, name, package).items():
-            params.setdefault(d, {}).update(table)
+            if chosen[d] == "learned":
+                params.setdefault(d, {}).update(table)
     for d, table in _nested_params(extra.get("params"), f"policy {name!r}").items():
         params.setdefault(d, {}).update(table)
 
