@@ -12,7 +12,7 @@ from numba import njit
 
 from .kernels.dims import CARDS, DECKS, EFF_SUITS, PAIR, SUITS
 from .kernels.layout import Layout
-from .kernels.order import META_NCARDS, TRUMP, TT_POS, TT_SUIT, TT_META
+from .kernels.order import META_NCARDS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from .kernels.scoring import POINTS
 from .kernels.unowned import stack_array
 from .kernels.view import V_EFF, V_HAND
@@ -37,62 +37,95 @@ BURIAL_NAMES = tuple(p.name[2:].lower() for p in BURIAL_FEATURES.pieces)
 TENS = 10.0
 SHORT = 2  # a plain suit of this many cards or fewer is short: its points are hard to keep
 
+# What every candidate burial of one decision shares, computed once (``burial_situation``).
+BURIAL_SITUATION = Layout("burial situation", [
+    ("Y_HELD", EFF_SUITS, "my cards of each effective suit (the hand and the kitty)"),
+    ("Y_POINTS", EFF_SUITS, "their points"),
+    ("Y_TOP_OUT", EFF_SUITS, "the highest position of a card of the suit outside my hand (-1: none)"),
+    ("Y_MAX_POS", EFF_SUITS, "the highest position of the suit"),
+    ("Y_HAND", 1, "my cards"),
+    ("Y_LONGEST", 1, "my longest plain suit (the first of equals)"),
+])
+globals().update(BURIAL_SITUATION.constants())
+BURIAL_SITUATION_CELLS = BURIAL_SITUATION.size
+
+
+@njit(cache=True)
+def burial_situation(view, sit):
+    """Fill ``sit`` (BURIAL_SITUATION) from the starter's view: what the features of every burial read."""
+    tt = view[V_EFF:]
+    hand = 0
+    for s in range(EFF_SUITS):
+        n = tt[TT_META, META_NCARDS + s]
+        held = 0
+        pts = 0
+        top = -1
+        for i in range(n):
+            c = tt[TT_SUIT + s, i]
+            h = view[V_HAND, c]
+            held += h
+            pts += h * POINTS[c]
+            if h < DECKS and tt[TT_POS, c] > top:
+                top = tt[TT_POS, c]
+        sit[Y_HELD + s] = held
+        sit[Y_POINTS + s] = pts
+        sit[Y_TOP_OUT + s] = top
+        sit[Y_MAX_POS + s] = tt[TT_POS, tt[TT_SUIT + s, n - 1]] if n > 0 else 0
+        hand += held
+    sit[Y_HAND] = hand
+    longest = 0
+    for s in range(SUITS):
+        if sit[Y_HELD + s] > sit[Y_HELD + longest]:
+            longest = s
+    sit[Y_LONGEST] = longest
+
 
 @njit(cache=True)
 def burial_features(view, cand, is_base, out):
     """Write the features of burying ``cand`` (counts) from the hand in this view (the hand and the
     kitty) into ``out``."""
+    sit = stack_array(BURIAL_SITUATION_CELLS)
+    burial_situation(view, sit)
+    burial_features_of(view, sit, cand, is_base, out)
+
+
+@njit(cache=True)
+def burial_features_of(view, sit, cand, is_base, out):
+    """burial_features with the situation given (``burial_situation``, once for every candidate)."""
     tt = view[V_EFF:]
     for f in range(N_BURIAL_FEATURES):
         out[f] = 0.0
     out[B_BASE] = 1.0 if is_base else 0.0
-    held = stack_array(EFF_SUITS)
-    kept = stack_array(EFF_SUITS)
     buried = stack_array(EFF_SUITS)
-    kept_points = stack_array(EFF_SUITS)
-    hand = 0
-    pts = 0
+    buried_points = stack_array(EFF_SUITS)
     for s in range(EFF_SUITS):
-        held[s] = 0
-        kept[s] = 0
         buried[s] = 0
-        kept_points[s] = 0
-        top = -1  # the highest position of a card outside my hand
-        n = tt[TT_META, META_NCARDS + s]
-        for i in range(n):
-            c = tt[TT_SUIT + s, i]
-            if view[V_HAND, c] < DECKS and tt[TT_POS, c] > top:
-                top = tt[TT_POS, c]
-        for i in range(n):
-            c = tt[TT_SUIT + s, i]
-            h = view[V_HAND, c]
-            b = cand[c]
-            held[s] += h
-            kept[s] += h - b
-            kept_points[s] += (h - b) * POINTS[c]
-            if b == 0:
-                continue
-            buried[s] += b
-            pts += b * POINTS[c]
-            pos = tt[TT_POS, c]
-            out[B_HIGH] += b * (pos + 1.0) / max(1, tt[TT_POS, tt[TT_SUIT + s, n - 1]] + 1)
-            if pos >= top:
-                out[B_TOP] += b
-            if h >= PAIR and b % PAIR != 0:
-                out[B_BROKEN] += 1.0
-            out[B_PAIRS] += b // PAIR
-        hand += held[s]
-    longest = 0
+        buried_points[s] = 0
+    pts = 0
+    for c in range(CARDS):
+        b = cand[c]
+        if b == 0:
+            continue
+        s = tt[TT_EFF, c]
+        buried[s] += b
+        buried_points[s] += b * POINTS[c]
+        pts += b * POINTS[c]
+        pos = tt[TT_POS, c]
+        out[B_HIGH] += b * (pos + 1.0) / max(1, sit[Y_MAX_POS + s] + 1)
+        if pos >= sit[Y_TOP_OUT + s]:
+            out[B_TOP] += b
+        if view[V_HAND, c] >= PAIR and b % PAIR != 0:
+            out[B_BROKEN] += 1.0
+        out[B_PAIRS] += b // PAIR
     for s in range(SUITS):
-        if held[s] > held[longest]:
-            longest = s
-        if held[s] > 0 and kept[s] == 0:
+        kept = sit[Y_HELD + s] - buried[s]
+        if sit[Y_HELD + s] > 0 and kept == 0:
             out[B_VOIDS] += 1.0
-        if kept[s] == 1:
+        if kept == 1:
             out[B_SINGLES] += 1.0
-        if 0 < kept[s] <= SHORT:
-            out[B_SHORT_POINTS] += kept_points[s] / TENS
+        if 0 < kept <= SHORT:
+            out[B_SHORT_POINTS] += (sit[Y_POINTS + s] - buried_points[s]) / TENS
     out[B_POINTS] = pts / TENS
-    out[B_POINTS_STRONG] = pts / TENS * held[TRUMP] / max(1, hand)
+    out[B_POINTS_STRONG] = pts / TENS * sit[Y_HELD + TRUMP] / max(1, sit[Y_HAND])
     out[B_TRUMPS] = buried[TRUMP]
-    out[B_LONG] = buried[longest]
+    out[B_LONG] = buried[sit[Y_LONGEST]]

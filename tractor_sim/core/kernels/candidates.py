@@ -419,36 +419,55 @@ def burial_candidates(hand, tt, cands, n, max_out):
     buried), the swaps that move the most keep_value out of the kitty first (ties: by buried card,
     then kept card, ids ascending); returns the list's length.  ``hand`` holds the hand and the
     kitty (the starter's cards at the exchange).  On the stack only: the learned burial lists them too."""
+    if n >= max_out:
+        return n
     base = cands[0]
-    keys = stack_array(SWAPS)  # the swaps, best first: gain x SWAP_RADIX - (b x CARDS + k), all distinct
+    keys = stack_array(SWAPS)  # the best swaps, best first: gain x SWAP_RADIX - (b x CARDS + k), all distinct
+    cap = min(SWAPS, max_out)  # enough: each swap is another play, only a row already past the base repeats
     m = 0
     for b in range(CARDS):
         if base[b] == 0:
             continue
+        out_value = keep_value(b, tt)
         for k in range(CARDS):
-            if k == b or hand[k] - base[k] <= 0 or m >= SWAPS:
+            if k == b or hand[k] - base[k] <= 0:
                 continue
-            key = (keep_value(b, tt) - keep_value(k, tt)) * SWAP_RADIX - (b * CARDS + k)
-            j = m  # insertion, descending
+            key = (out_value - keep_value(k, tt)) * SWAP_RADIX - (b * CARDS + k)
+            if m == cap and keys[m - 1] > key:
+                continue
+            j = m if m < cap else m - 1  # insertion, descending; the last falls off a full list
             while j > 0 and keys[j - 1] < key:
                 keys[j] = keys[j - 1]
                 j -= 1
             keys[j] = key
-            m += 1
-    play = stack_array(CARDS)
-    for c in range(CARDS):
-        play[c] = base[c]
+            m = min(m + 1, cap)
+    given = n  # the rows listed before: a swap differs from the base and from every other swap
     for i in range(m):
         if n >= max_out:
             break
         swap = (-keys[i]) % SWAP_RADIX
         b, k = swap // CARDS, swap % CARDS
-        play[b] -= 1
-        play[k] += 1
-        n = _add(cands, n, play, max_out)
-        play[b] += 1
-        play[k] -= 1
+        for c in range(CARDS):
+            cands[n, c] = base[c]
+        cands[n, b] -= 1
+        cands[n, k] += 1
+        if not _repeats(cands, given, n):
+            n += 1
     return n
+
+
+@njit(cache=True, inline='always')
+def _repeats(cands, given, n):
+    """Whether row n equals one of rows 1..given-1 (rows past the base listed before the swaps)."""
+    for i in range(1, given):
+        same = True
+        for c in range(CARDS):
+            if cands[i, c] != cands[n, c]:
+                same = False
+                break
+        if same:
+            return True
+    return False
 
 
 @njit(cache=True)

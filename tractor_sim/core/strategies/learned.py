@@ -16,7 +16,9 @@ from numba import njit
 
 from .. import lib as sl
 from ..kernels import combos as C
-from ..burial_features import BURIAL_NAMES, N_BURIAL_FEATURES, burial_features
+from ..burial_features import (
+    BURIAL_NAMES, BURIAL_SITUATION_CELLS, N_BURIAL_FEATURES, burial_features_of, burial_situation,
+)
 from ..declare_features import DECLARE_NAMES, N_DECLARE_FEATURES, declare_features
 from ..kernels.candidates import (
     JOKER_KINDS, burial_candidates, declare_candidates, follow_candidates, lead_candidates,
@@ -169,14 +171,14 @@ def _follows(view, units, nu, cands):
 
 
 @njit(cache=True, inline='always')
-def _best_row(view, params, feats, cands, ncand, burial):
+def _best_row(view, params, feats, cands, ncand, burial, sit):
     """The best-scored of cands[:ncand] (ties: the earlier; row 0 the expert's answer): declarations, or with
-    ``burial`` burials; ``feats``: the decision's features' cells."""
+    ``burial`` burials (``sit``: their burial_situation); ``feats``: the decision's features' cells."""
     best = 0
     best_score = 0.0
     for i in range(ncand):
         if burial:
-            burial_features(view, cands[i], i == 0, feats)
+            burial_features_of(view, sit, cands[i], i == 0, feats)
         else:
             declare_features(view, cands[i], i == 0, feats)
         score = 0.0
@@ -210,7 +212,8 @@ def learned_declare(view, params, rng, scratch, out):
     ncand = declare_candidates(view[V_HAND], view[V_META, M_SEAT], view[V_META, M_DECL_SEAT],
                                view[V_META, M_DECL_KIND], sl.standing_count(view), view[V_META, M_DECL_CARD], rank,
                                view[V_RULES], cands, 1, MAX_DECLARATIONS)
-    best = _best_row(view, params, scratch[SCRATCH - N_DECLARE_FEATURES:SCRATCH], cands, ncand, False)
+    unused = stack_array(1)  # a declaration reads no burial situation
+    best = _best_row(view, params, scratch[SCRATCH - N_DECLARE_FEATURES:SCRATCH], cands, ncand, False, unused)
     if best == 0:
         return n
     if cands[best, ANS_KIND] == 0:
@@ -232,7 +235,9 @@ def learned_discard(view, params, rng, scratch, out):
     cands = rows_in(stack_array(CAND_CELLS), 0, MAX_SCORED, CARDS)
     _first(cands, out)
     ncand = burial_candidates(view[V_HAND], sl.trump_table(view), cands, 1, MAX_SCORED)
-    best = _best_row(view, params, scratch[SCRATCH - N_BURIAL_FEATURES:SCRATCH], cands, ncand, True)
+    sit = stack_array(BURIAL_SITUATION_CELLS)
+    burial_situation(view, sit)
+    best = _best_row(view, params, scratch[SCRATCH - N_BURIAL_FEATURES:SCRATCH], cands, ncand, True, sit)
     for c in range(CARDS):
         out[c] = cands[best, c]
     return n
