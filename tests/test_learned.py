@@ -115,10 +115,15 @@ def test_declaration_and_burial_weights_change_them_and_stay_legal(tmp_path):
     bury = {"policy": "learned", "model": _model(tmp_path / "bury.json", discard=b), "name": "p"}
     declared = [(state.answer_of("expert"), state.answer_of(never)) for state, _, _ in _decisions("declare", 4, 4)]
     assert any(e for e, _ in declared) and not any(n for _, n in declared)
+    d[E.DECLARE_NAMES.index("declare")] = 5.0  # a declaration whenever one is allowed, and a legal one
+    eager = {"policy": "learned", "model": _model(tmp_path / "eager.json", declare=d), "name": "e"}
+    for state, _, _ in _decisions("declare", 4, 4):
+        answer = state.answer_of(eager)
+        assert answer and state.is_legal(answer)
     buried = [(K.points(K.parse_cards(state.answer_of("expert"))), K.points(K.parse_cards(state.answer_of(bury))))
               for state, _, _ in _decisions("discard", 4, 12)]
     assert all(p <= e for e, p in buried) and any(p < e for e, p in buried)
-    for model in (never, bury):
+    for model in (never, eager, bury):
         deals, _ = runner.simulate([(model, "basic")], n=20, seed=4, chunk_size=20)
         assert len(deals) == 40
 
