@@ -388,6 +388,31 @@ def test_the_training_rows_value_the_teachers_candidates(tmp_path):
     assert np.abs(rows[:, SPL.TR_GAIN]).max() <= 2 * 6  # a level change is at most 6 per side
 
 
+def test_training_rows_that_outgrow_their_buffer_are_named(tmp_path):
+    """The teacher writes its rows only while they fit: past its buffer the kernel stops with an error of its
+    own, which the chunk names, and writes nothing out of bounds."""
+    from tractor_sim.play import chunks
+    from tractor_sim.play.chunks import ChunkSpec
+    from tractor_sim.play.game import Game
+
+    game = Game.of((4, 2, "tractor"))
+    teacher = T.load(_tiny(tmp_path)).teacher()
+    spec = ChunkSpec("t", (teacher, teacher), ("a", "b"), 0, "fixed", 0, 1, 5, {})
+    pols, params, fns = game.resolve(spec.policies)
+    M, D, SPL = game.kernels.match, game.kernels.deal, game.kernel("search_play")
+    err = np.zeros(D.ERR_SIZE, dtype=np.int64)
+    records = np.zeros((3 + 1, SPL.TR_FIELDS))  # room for 3 rows, and one row that must stay untouched
+    records[-1] = -1.0
+    model_fns, model_params = chunks._models(pols, params, fns)
+    n = SPL.play_chunk_search(M.MODE_FIXED, np.uint64(spec.seed), 0, 1, np.array(spec.levels, dtype=np.int64), 0,
+                              game.encoded, params, fns, np.empty((1, M.DEAL_COLS), np.int64),
+                              np.empty((1, M.MATCH_COLS), np.int64), err, np.zeros((1, D.LOG_COLS), np.int64), -1,
+                              np.array([p.search.row() for p in pols]), np.zeros(SPL.N_COUNTERS, np.int64),
+                              records[:3], model_fns, model_params)
+    assert n < 0 and err[game.kernels.phases.E_CODE] == SPL.ERR_RECORDS_FULL and (records[-1] == -1.0).all()
+    assert chunks.RECORDS_FULL in chunks._describe_error(game, spec, pols, err)
+
+
 def test_the_train_command_and_its_errors(tmp_path):
     f = _tiny(tmp_path, rounds=1)
     res = CliRunner().invoke(main, ["train", str(f), "--out", str(tmp_path / "run"), "--quiet"])
