@@ -26,7 +26,7 @@ warnings.filterwarnings("ignore", message="First-class function type feature is 
 SEARCH_NO_WORLD = 50  # kernels.search_play.ERR_NO_WORLD (not imported here: that module compiles the search)
 NO_WORLD = "no world for the search (the sampler found no deal consistent with the seat's knowledge)"
 SEARCH_RECORDS_FULL = 51  # kernels.search_play.ERR_RECORDS_FULL
-RECORDS_FULL = "the training rows outgrew their buffer (a deal of many redeals): give a smaller chunk"
+RECORDS_FULL = "the training or analysis rows outgrew their buffer (a deal of many redeals): give a smaller chunk"
 
 
 @dataclass(frozen=True)
@@ -161,12 +161,13 @@ def _play_searching(game, spec, pols, mode, done, todo, levels, rules, params, f
             recording = recording or pol.search.record
             training = training or pol.search.train
     plays = cap * game.dims.SEATS * game.dims.TRICKS if recording or training else 1  # a row per play at most
+    # a burial and a call; a declaration per card drawn and the last chances; the auction's steps
+    asked = cap * (2 + game.dims.DRAWN + game.dims.SEATS + game.kernels.phases.AUCTION_STEPS)
     if training:  # a row per candidate (kernels.search_play TR_*) of each play, burial and declaration
         width = max(p.search.max_candidates for p in pols if p.search is not None)
-        asked = cap * (1 + game.dims.DRAWN + game.dims.SEATS)  # a burial; a declaration per card drawn, last chances
         records = np.zeros(((plays + asked) * width, SPL.TR_FIELDS), dtype=np.float64)
-    else:
-        records = np.zeros((plays, SPL.AR_FIELDS), dtype=np.float64)
+    else:  # a row per decision of the analysed policy (a deal of redeals may outgrow it: ERR_RECORDS_FULL)
+        records = np.zeros((plays + asked if recording else 1, SPL.AR_FIELDS), dtype=np.float64)
     counters = np.zeros(SPL.N_COUNTERS, dtype=np.int64)
     model_fns, model_params = _models(pols, params, fns)
     nrows = SPL.play_chunk_search(mode, np.uint64(spec.seed), spec.first_id + done, todo, levels, spec.declaring_team,

@@ -1,14 +1,17 @@
 """The search policies by name: ``search`` (sampled worlds) and ``oracle`` (the true deal, cheating).
 
 A search policy is a base policy plus a budget: at every declaration,
-burial, lead and follow of its seats (``decisions``) the compiled search (kernels.search,
+burial, lead, follow, auction step and Finding Friends call of its seats
+(``decisions``) the compiled search (kernels.search,
 driven by kernels.search_play) rolls each candidate out to the end of the
 deal with the base policy at every seat, in ``worlds`` worlds x
 ``rollouts`` rollouts, and plays the best (kernels.search.chosen_candidate);
-the base policy bids and calls.  A burial's candidates are the base
+a decision not searched is the base policy's.  A burial's candidates are the base
 policy's and the burials one swap away from it; a declaration's, the pass
 and every declaration allowed (kernels.candidates), valued in worlds of
-the draw (kernels.draw_worlds).  It is
+the draw (kernels.draw_worlds); a bid's, the pass and the bids nearest the
+base's (a card shown: the cards held; the trump: the suits), in worlds of
+the auction; a call's, the base's calls and those one call away.  It is
 written wherever a policy is:
 
 * a name: ``search``, ``search:BASE``, ``search:BASE:WORLDS``,
@@ -16,7 +19,7 @@ written wherever a policy is:
   decisions searched after it if not all: ``search:expert:16[lead,follow]``;
 * a table: ``{policy = "search", base = "expert", worlds = 32, rollouts = 1}``
   (also ``max_candidates``, and ``decisions``, a list of the decisions
-  searched among ``declare``, ``discard``, ``lead`` and ``follow``, all by
+  searched among ``declare``, ``discard``, ``lead``, ``follow``, ``bid`` and ``call``, all by
   default; ``base`` may be a policy table; ``infer``: ``"none"``, the
   default, for uniform worlds, ``"base"`` or a compiled policy's name or
   table to resample the worlds by how likely the opponents' plays are
@@ -50,7 +53,8 @@ DEFAULT_MAX_CANDIDATES = 32
 INFER_NONE = "none"  # infer: uniform worlds (the default: measured, inference did not pay; docs/search.md)
 INFER_BASE = "base"  # infer: the base policy models the opponents
 SAMPLER_READY = True  # kernels.sampler is in this build: the search can sample worlds
-SEARCHABLE = ("declare", "discard", "lead", "follow")  # the decisions the search can take (kernels.search_play)
+SEARCHABLE = ("declare", "discard", "lead", "follow", "bid", "call")  # the decisions the search can take
+assert set(SEARCHABLE) == set(DECISIONS)  # every decision (kernels.search_play)
 
 @functools.cache
 def _settings() -> Table:

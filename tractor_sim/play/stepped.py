@@ -67,7 +67,7 @@ class _Search:
         self.records = np.zeros((1, self.kernel.AR_FIELDS), dtype=np.float64)
         self.rows = rows  # the analysis rows written (record), shared by the chunk's searches
         KS, V = game.kernel("search"), game.kernels.view
-        searchable = {V.LEAD, V.FOLLOW, V.DISCARD, V.DECLARE}
+        searchable = {V.LEAD, V.FOLLOW, V.DISCARD, V.DECLARE, V.BID, V.CALL}
         self.decisions = {d for d in searchable if (self.settings[KS.SS_DECISIONS] >> d) & 1}
         self.fns = tuple(pol.functions) * 2
         self.team_params = team_params

@@ -28,6 +28,12 @@ short and hold no two plays that cannot lead to different outcomes.
   then every declaration the rules allow the seat now (each card of the
   trump rank or joker it holds, each count it may show), the most cards
   first: few enough to try them all.
+* **An auction step** (rule ``declaring = "auction"``): a bid: the pass (a
+  bid of 0), then the bids nearest the base policy's first; a card shown:
+  every card held, the highest first; the trump named: every suit.
+* **A Finding Friends call**: the base policy's calls, then every set of
+  calls one call away (one call's copy changed, then its card, the highest
+  ranks first): 96 at 5 players with two decks.
 
 Only the seat's own knowledge is read: its hand, the cards played (its
 view) and what it buried, so the sampled search never looks at a hidden
@@ -37,14 +43,15 @@ card through its candidates.
 from numba import njit
 
 from . import combos as C
-from .declare import ANS_CARD, ANS_COUNT, ANS_KIND, can_declare, can_declare_count, kind_of
+from .declare import ANS_CARD, ANS_COUNT, ANS_KIND, can_declare, can_declare_count, kind_of, show_key
 from .order import META_NCARDS, MAX_POS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from .scoring import POINTS
-from .dims import BJ, CARDS, DECKS, EFF_SUITS, KITTY, PAIR, RANKS, RJ, SEATS, SUITS
+from .dims import BJ, CALLS, CARDS, DECKS, EFF_SUITS, KITTY, PAIR, RANKS, RJ, SEATS, SUITS
 from .unowned import stack_array
-from .view import V_BURIED, V_HAND, V_PLAYED
+from .view import BID_STEP_BID, BID_STEP_SHOW, MAX_BID, V_BURIED, V_HAND, V_PLAYED
 
-MAX_CANDIDATES = 64  # rows of a candidate list, at most
+MAX_CANDIDATES = 128  # rows of a candidate list, at most (a call's neighbours: 96 at 5 players, two decks)
+BID_STEP = 5  # bids are multiples of 5 points (declare.valid_bid)
 KEEP_RADIX = MAX_POS + 1  # keep_value's digits: points, then trump or not, then position (each below it)
 MAX_TRIED = 20_000  # follows: multisets tried before the enumeration stops
 NO_CLASS = -1
@@ -497,4 +504,60 @@ def declare_candidates(hand, seat, cur_seat, cur_kind, cur_count, cur_card, rank
             play[ANS_CARD] = card
             play[ANS_COUNT] = count if DECKS > PAIR else 0
             n = _add(cands, n, play, max_out)
+    return n
+
+
+@njit(cache=True)
+def bid_candidates(hand, step, cands, n, max_out):
+    """An auction step's candidates after the base policy's answer in cands[0] (kernels.view, "bid":
+    a bid or a suit in out[0], or the counts of the card shown; kernels.search normalises the row):
+    at BID_STEP_BID the pass (a bid of 0), then the bids nearest the base's, the lower first at
+    equal distance; at BID_STEP_SHOW every card held, the highest (declare.show_key) first; at
+    BID_STEP_TRUMP every suit.  Returns the list's length."""
+    play = stack_array(CARDS)
+    for c in range(CARDS):
+        play[c] = 0
+    if step == BID_STEP_BID:
+        n = _add(cands, n, play, max_out)  # the pass: nothing bid
+        base = cands[0, 0]
+        for d in range(BID_STEP, MAX_BID + 1, BID_STEP):
+            for bid in (base - d, base + d):
+                if 0 <= bid <= MAX_BID:
+                    play[0] = bid
+                    n = _add(cands, n, play, max_out)
+        return n
+    if step == BID_STEP_SHOW:
+        for key in range(RANKS + 1, -1, -1):
+            for c in range(CARDS - 1, -1, -1):
+                if hand[c] > 0 and show_key(c) == key:
+                    play[c] = 1
+                    n = _add(cands, n, play, max_out)
+                    play[c] = 0
+        return n
+    for suit in range(SUITS):
+        play[0] = suit
+        n = _add(cands, n, play, max_out)
+    return n
+
+
+@njit(cache=True)
+def call_candidates(rank, cands, n, max_out):
+    """Finding Friends' calls after the base policy's in cands[0] (out[j] the card, out[CALLS + j]
+    its copy): every set of calls one call away from the base's, call by call: its copy changed,
+    then its card (any card neither a joker nor of the trump ``rank``, friends.calls_ok), the
+    highest ranks first, at the same copy.  Returns the list's length."""
+    play = stack_array(CARDS)
+    for j in range(CALLS):
+        for c in range(CARDS):
+            play[c] = cands[0, c]
+        for copy in range(1, DECKS + 1):
+            play[CALLS + j] = copy
+            n = _add(cands, n, play, max_out)
+        play[CALLS + j] = cands[0, CALLS + j]
+        for r in range(RANKS - 1, -1, -1):
+            if r == rank:
+                continue
+            for suit in range(SUITS):
+                play[j] = suit * RANKS + r
+                n = _add(cands, n, play, max_out)
     return n

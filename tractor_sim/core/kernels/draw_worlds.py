@@ -1,4 +1,5 @@
-"""Worlds during the draw: the cards a seat has not seen dealt again, for the search on declaring.
+"""Worlds during the draw and the auction: the cards a seat has not seen dealt again, for the search
+on declaring and bidding.
 
 kernels.sampler makes the worlds of the exchange and the play; its table is
 sized for hands and a kitty.  During the draw the cards a seat has not seen
@@ -25,6 +26,12 @@ The seat's own view, scratch and stream are kept; the others' views are
 built from the public rows (publish.world_view) and their scratch is empty,
 as in kernels.sampler.  The work arrays are the sampler's (new_work): a
 decision makes worlds of one kind only.
+
+Under the auction (rule ``declaring = "auction"``) the draw is over when the
+bids are asked: every hand is full, the rest is the kitty, and the public
+facts are the cards shown in the auction (K_SHOWN, as a declaration's); the
+same table serves.  Before the bids are in each seat counts its suits by
+its own team's level (phases._advance_draw), after them by the declarers'.
 """
 
 import math
@@ -36,10 +43,11 @@ from . import publish as P
 from .layout import Layout
 from .order import TT_EFF
 from .rng import next_u64, randint, uniform
-from .dims import CARDS, DECK, DECKS, DRAWN, EFF_SUITS, PAIR_SHIFT, SEATS, SUITS, seat_after
+from .dims import CARDS, DECK, DECKS, DRAWN, EFF_SUITS, PAIR_SHIFT, SEATS, SUITS, TEAMS, seat_after, team_of
 from .sampler import MAX_SPLITS, PLAN_SIZE, WAYS_CELLS
 from .state import (
-    ANSWER, BURIED, HANDS, HELD, HPAIRS, K_SHOWN, PH_DRAW, S_DRAW_K, S_FIRST, S_PHASE, S_RANK, S_SEED, SHUFFLED,
+    ANSWER, BURIED, HANDS, HELD, HPAIRS, K_SHOWN, PH_AUCTION, PH_DRAW, S_BID_STEP, S_DRAW_K, S_FIRST, S_LEVELS,
+    S_PHASE, S_RANK, S_SEED, SHUFFLED,
     STATE_SIZE,
 )
 
@@ -84,11 +92,11 @@ def _drawn(st):
 @njit(cache=True)
 def prepare(st, seat, work):
     """Count the worlds consistent with ``seat``'s knowledge of the draw in ``st`` (module doc).
-    Returns 1 when there is one (``draw`` may follow), 0 when not or outside the draw."""
+    Returns 1 when there is one (``draw`` may follow), 0 when not or outside the draw and the auction."""
     plan, ways, weights = work
     plan[DW_READY] = 0
     plan[DW_SEAT] = seat
-    if st[S_PHASE] != PH_DRAW:
+    if st[S_PHASE] != PH_DRAW and st[S_PHASE] != PH_AUCTION:
         return 0
     drawn = _drawn(st)
     plan[DW_DRAWN] = drawn
@@ -339,10 +347,13 @@ def draw(st, ws, work, rng, world, world_ws):
     held = world[HELD:HELD + SEATS * EFF_SUITS].reshape((SEATS, EFF_SUITS))
     hpairs = world[HPAIRS:HPAIRS + SEATS * EFF_SUITS].reshape((SEATS, EFF_SUITS))
     buried = world[BURIED:BURIED + CARDS]
-    tt = tables[st[S_RANK], SUITS]
+    bidding = st[S_PHASE] == PH_AUCTION and st[S_BID_STEP] < TEAMS
     public = views[seat].copy()
     for v in range(SEATS):
+        tt = tables[st[S_LEVELS + team_of(v)] if bidding else st[S_RANK], SUITS]
         P.world_view(w_views, v, public, hands, held, hpairs, buried, -1, tt)
+        if bidding:  # the seat's view copied the searching seat's team's order: v's own team's instead
+            P.table(w_views, hands, held, hpairs, v, tt)
         draw_counts(hands, held, hpairs, v, tt)
         for e in range(EFF_SUITS):
             P.suit_counts(w_views, held, hpairs, v, e)

@@ -1,10 +1,11 @@
 """The search decision: every candidate play rolled out in every world, the best mean chosen.
 
-At a declaration, the burial, a lead or a follow of the searching seat, ``evaluate`` lists the candidates
+At a declaration, the burial, a lead, a follow, an auction step or a Finding Friends call of the
+searching seat, ``evaluate`` lists the candidates
 (kernels.candidates; the first is the base policy's own answer, already in
 the state's ANSWER buffer), then for each world (``make_world``: the true
 deal copied, or a deal sampled from the seat's knowledge: kernels.sampler,
-or kernels.draw_worlds during the draw) and each
+or kernels.draw_worlds during the draw and the auction) and each
 candidate plays the candidate and rolls the deal out to its end with the
 base policy at every seat (``deal.play_from`` on a work copy).  Common
 random numbers: every candidate sees the same worlds and the same rollout
@@ -17,28 +18,32 @@ or minus the other team's), with the points as a tie-break: mean levels +
 mean points / POINTS_PER_LEVEL, lexicographic in practice (a mean level
 difference is at least 1 / (worlds x rollouts); the points term stays
 below 0.005).  Points are the opponents' total p from the searching team's
-side (minus p when it declares).
+side (minus p when it declares).  In Finding Friends, where the sides form
+during the play and every player has his own level, the value is the
+searching seat's own level gain, and the points are from the side it ends on.
 """
 
 import numpy as np
 from numba import njit
 
-from .candidates import burial_candidates, declare_candidates, follow_candidates, lead_candidates
+from .candidates import (
+    bid_candidates, burial_candidates, call_candidates, declare_candidates, follow_candidates, lead_candidates,
+)
 from .deal import _restore, play_from
 from .layout import Layout
 from .phases import ERR_NONE, apply
-from .result import D_DECL_TEAM, D_GAIN, D_KEEP, D_OPP_POINTS
+from .result import D_DECL_TEAM, D_GAIN, D_GAINS, D_IN_TEAM, D_KEEP, D_OPP_POINTS
 from .rng import stream_key
 from .sampler import draw, prepare
 from . import draw_worlds
 from .declare import ANS_COUNT, ANS_KIND, kind_count
-from .dims import CARDS, DECKS, DRAWN, PAIR, SEATS, TEAMS, TRICKS, team_of
+from .dims import CALLS, CARDS, DECKS, DRAWN, FRIENDS, PAIR, SEATS, TEAM_MODE, TEAMS, TRICKS, team_of
 from .state import (
-    ANSWER, ARR_LEAD_UNITS, PH_DRAW, RESULT, S_CUR_CARD, S_CUR_COUNT, S_CUR_KIND, S_CUR_SEAT, S_DRAW_K, S_KEY_A,
+    ANSWER, ARR_LEAD_UNITS, PH_AUCTION, PH_DRAW, RESULT, S_BID_STEP, S_CUR_CARD, S_CUR_COUNT, S_CUR_KIND, S_CUR_SEAT, S_DRAW_K, S_KEY_A,
     S_KEY_B, S_LEAD_KIND, S_LEAD_N, S_LEAD_NU, S_LEAD_PAIRS, S_LEAD_SUIT, S_NPLAYED, S_PHASE, S_RANK, S_REDEALS,
     S_SEED, S_SUIT, S_TRICK, HANDS, carve,
 )
-from .view import DECISIONS, DECLARE, DISCARD, LEAD
+from .view import BID, BID_STEP_BID, BID_STEP_SHOW, BID_STEP_TRUMP, CALL, DECISIONS, DECLARE, DISCARD, LEAD
 
 # A team's search settings: one int64 row per team (the driver's ``settings[team]``).
 SETTINGS = Layout("search settings", [
@@ -50,7 +55,7 @@ SETTINGS = Layout("search settings", [
     ("SS_RECORD", 1, "RECORD_ANALYSIS: play the policy's own answer and record its regret (tractor-sim analyze); "
                      "RECORD_TRAIN: play it and record every candidate's features and value (tractor-sim train)"),
     ("SS_DECISIONS", 1, "the decisions searched: bit 1 << d for each view decision d (DECLARE, DISCARD, LEAD, "
-                        "FOLLOW)"),
+                        "FOLLOW, BID, CALL)"),
     ("SS_INFER", 1, "kernels.infer: INFER_NONE (uniform worlds) or INFER_MODEL (resampled by the plays' likelihood)"),
 ])
 globals().update(SETTINGS.constants())
@@ -85,6 +90,7 @@ P_HELDOUT = P_SEARCH << 1
 SELECTION = 0  # the ``held`` offset of the search's own worlds (the only ones the search plays by)
 DECLARE_REDEALS = 64  # declarations of redeals this far apart share their decision numbers (their streams)
 DECLARE_INDEX = TRICKS * SEATS + len(DECISIONS)  # the first declaration's decision number
+BID_INDEX = DECLARE_INDEX + DECLARE_REDEALS * (DRAWN + SEATS)  # the first auction step's, after every declaration's
 
 
 @njit(cache=True)
@@ -98,9 +104,12 @@ def decision_index(st, decision=LEAD):
     """A decision's number within the deal, for its streams: a play's trick x seats + plays made to
     the trick; the burial after every play's (it comes first, but a number of its own); a
     declaration after those, by the draw position that asked it and the redeal (one seat is asked
-    at a position)."""
-    if decision == DISCARD:
-        return TRICKS * SEATS + DISCARD
+    at a position); an auction step after every declaration's, by its step (the auction has no
+    redeals); the call after the burial's (TRICKS x SEATS + CALL is below DECLARE_INDEX)."""
+    if decision == DISCARD or decision == CALL:
+        return TRICKS * SEATS + decision
+    if decision == BID:
+        return BID_INDEX + st[S_BID_STEP]
     if decision == DECLARE:
         return DECLARE_INDEX + (st[S_REDEALS] % DECLARE_REDEALS) * (DRAWN + SEATS) + st[S_DRAW_K]
     return st[S_TRICK] * SEATS + st[S_NPLAYED]
@@ -120,7 +129,7 @@ def prepare_worlds(st, ws, seat, source, sampler_work):
     the seat's knowledge (kernels.sampler.prepare; once per decision).  False when there is none."""
     if source == WORLD_TRUE:
         return True
-    if st[S_PHASE] == PH_DRAW:
+    if st[S_PHASE] == PH_DRAW or st[S_PHASE] == PH_AUCTION:
         return draw_worlds.prepare(st, seat, sampler_work) != 0
     _, _, _, tables = ws
     return prepare(st, seat, tables, sampler_work) != 0
@@ -137,14 +146,19 @@ def make_world(st, ws, source, world, wst, wws, sampler_work, rng, held, index):
         return True
     rng[0] = stream_key(np.uint64(st[S_SEED]), st[S_KEY_A], st[S_KEY_B],
                         held + P_WORLD + index * MAX_WORLDS + world)
-    if st[S_PHASE] == PH_DRAW:
+    if st[S_PHASE] == PH_DRAW or st[S_PHASE] == PH_AUCTION:
         return draw_worlds.draw(st, ws, sampler_work, rng, wst, wws) != 0
     return draw(st, ws, sampler_work, rng, wst, wws) != 0
 
 
 @njit(cache=True)
-def outcome(row, team):
-    """(levels, points) of a finished deal's result row for ``team`` (module docstring)."""
+def outcome(row, seat):
+    """(levels, points) of a finished deal's result row for ``seat``'s side (module docstring): its
+    team's, or in Finding Friends its own."""
+    if TEAM_MODE == FRIENDS:
+        points = -row[D_OPP_POINTS] if row[D_IN_TEAM + seat] != 0 else row[D_OPP_POINTS]
+        return row[D_GAINS + seat], points
+    team = team_of(seat)
     decl = row[D_DECL_TEAM]
     gainer = decl if row[D_KEEP] != 0 else (decl + 1) % TEAMS
     levels = row[D_GAIN] if gainer == team else -row[D_GAIN]
@@ -163,6 +177,12 @@ def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
     for c in range(CARDS):
         cands[0, c] = st[ANSWER + c]
     limit = min(max_cand, cands.shape[0])
+    if decision == BID:
+        step = bid_step(st)
+        _bid_row(cands[0], step)
+        return bid_candidates(hand, step, cands, 1, limit)
+    if decision == CALL:
+        return call_candidates(st[S_RANK], cands, 1, limit)
     if decision == DECLARE:
         _declaration_row(cands[0])
         return declare_candidates(hand, seat, st[S_CUR_SEAT], st[S_CUR_KIND], st[S_CUR_COUNT], st[S_CUR_CARD],
@@ -173,6 +193,40 @@ def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
         return lead_candidates(hand, views[seat], tt, cands, 1, limit)
     return follow_candidates(hand, views[seat], tt, st[S_LEAD_SUIT], st[S_LEAD_N], st[S_LEAD_PAIRS], st[S_LEAD_KIND],
                              arrs[ARR_LEAD_UNITS], st[S_LEAD_NU], rules, cands, 1, limit)
+
+
+@njit(cache=True)
+def bid_step(st):
+    """The auction's pending step: BID_STEP_BID (a bid per team), BID_STEP_SHOW (a card per seat) or
+    BID_STEP_TRUMP (phases._advance_auction)."""
+    i = st[S_BID_STEP]
+    if i < TEAMS:
+        return BID_STEP_BID
+    if i < TEAMS + SEATS:
+        return BID_STEP_SHOW
+    return BID_STEP_TRUMP
+
+
+@njit(cache=True)
+def _bid_row(row, step):
+    """A bid strategy's answer as a candidate row: a bid or a suit in row[0] only (the rest of the
+    buffer is not read by the rules), a card shown as its counts."""
+    if step != BID_STEP_SHOW:
+        row[1:] = 0
+
+
+@njit(cache=True)
+def answer_size(decision, row):
+    """What a candidate row is applied with (phases.apply's ``n``): an auction step 1, the calls
+    CALLS, a play or burial its cards, a declaration nonzero (its row's sum) or 0 for the pass."""
+    if decision == BID:
+        return 1
+    if decision == CALL:
+        return CALLS
+    k = 0
+    for d in range(CARDS):
+        k += row[d]
+    return k
 
 
 @njit(cache=True)
@@ -208,7 +262,6 @@ def evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds
     """evaluate with world w made from the world stream ``picks[w]`` (kernels.infer resamples them;
     ``evaluate`` passes 0..worlds-1).  The rollout streams stay keyed by w, so a world picked twice
     is rolled out on other streams."""
-    team = team_of(seat)
     seed = np.uint64(st[S_SEED])
     key_a = st[S_KEY_A]
     key_b = st[S_KEY_B]
@@ -225,9 +278,7 @@ def evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds
             return -1
         base_total = 0.0  # the base policy's answer's total in this world (candidate 0 comes first)
         for c in range(ncand):
-            k = 0
-            for d in range(CARDS):
-                k += cands[c, d]
+            k = answer_size(decision, cands[c])
             total = 0.0
             for r in range(rollouts):
                 _restore(rst, rws, wst, wws)
@@ -242,7 +293,7 @@ def evaluate_picked(st, ws, rules, roll_params, roll_fns, seat, decision, worlds
                 if code != ERR_NONE:
                     values[c, CV_BAD] = 1.0
                     continue
-                levels, points = outcome(rst[RESULT:], team)
+                levels, points = outcome(rst[RESULT:], seat)
                 values[c, CV_LEVELS] += levels
                 values[c, CV_POINTS] += points
                 values[c, CV_N] += 1.0

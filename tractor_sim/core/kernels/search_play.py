@@ -6,7 +6,8 @@ sampled one reads only the seat's knowledge from it, kernels.sampler) and
 the base policy's functions for its rollouts.  This second driver is
 ``deal._drive`` with one step added: for a seat whose team's settings
 (kernels.search SETTINGS) have SS_ON, at a decision its SS_DECISIONS names
-(a declaration, the burial, a lead, a follow), the base policy's answer is
+(a declaration, the burial, a lead, a follow, an auction step, a Finding
+Friends call), the base policy's answer is
 taken as the first candidate, and kernels.search evaluates every candidate
 and puts the best in the answer buffer (or, with SS_RECORD, keeps the
 policy's answer and writes an analysis row: the policy's value against the
@@ -14,7 +15,8 @@ best, ``tractor-sim analyze``).
 
 It is compiled only when a run uses the search; the engine's own driver and
 chunk (kernels.deal, kernels.match) are untouched, so their speed and
-compile time do not change.  Streams are keyed as in kernels.match, and
+compile time do not change.  In Finding Friends a level is kept per player
+and the search's value is the searching seat's own gain (kernels.search).  Streams are keyed as in kernels.match, and
 the search's own streams by deal and decision (kernels.search), so results
 do not depend on the chunking.
 """
@@ -28,13 +30,13 @@ from .events import LOG_COLS
 from .layout import Layout
 from .match import (
     CHUNK_ARGS, LOG_ALL, MAX_DEALS_PER_MATCH, MODE_FIXED, MX_DEALS, MX_LEVEL0_FINAL, MX_MATCH_ID, MX_WINNER,
-    X_LEVEL0_AFTER, X_LEVEL1_AFTER, _write, fixed_starter,
+    X_LEVEL0_AFTER, _write, fixed_starter,
 )
 from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, WS_TYPE, start, to_act
 from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
-from .scoring import match_winner
+from .scoring import match_winner, match_winners
 from .search import (
-    CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, MAX_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION,
+    bid_step, CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, MAX_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION,
     SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS, SS_DECISIONS, SS_INFER, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer,
     best_candidate, chosen_candidate, evaluate_picked, list_candidates,
 )
@@ -44,7 +46,7 @@ from ..burial_features import N_BURIAL_FEATURES, burial_features
 from ..declare_features import N_DECLARE_FEATURES, declare_features
 from ..features import N_FEATURES, SITUATION_CELLS, candidate_features, situation
 from .sampler import new_work as new_sampler_work
-from .dims import CARDS, TEAMS, team_of
+from .dims import CARDS, FRIENDS, LEVELS, SEATS, TEAM_MODE, TEAMS, team_of
 from .state import ANSWER, NO_SEAT, RESULT, S_TRICK, STATE_SIZE
 from .unowned import borrowed
 from .view import BID, CALL, DECLARE, DISCARD, FOLLOW, LEAD
@@ -68,8 +70,9 @@ HELD_PLAYS = 2  # valued on the held-out worlds: the policy's play (row 0) and t
 # policy's play and that selection are valued again on an independent set (AR_*HELD_*: unbiased).
 RECORD = Layout("analysis row", [
     ("AR_DEAL", 1, "the deal id (match mode: match id x 1000 + deal in match)"),
-    ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD, view.FOLLOW, view.DISCARD or view.DECLARE"),
-    ("AR_TRICK", 1, "0-based; -1 the burial, -2 a declaration (record_trick)"),
+    ("AR_SEAT", 1), ("AR_DECISION", 1, "view.LEAD, view.FOLLOW, view.DISCARD, view.DECLARE, view.BID or view.CALL"),
+    ("AR_TRICK", 1, "0-based; -1 the burial or a call, -2 a declaration or an auction step (record_trick)"),
+    ("AR_STEP", 1, "an auction step's view.BID_STEP_* (0 for the other decisions)"),
     ("AR_CANDIDATES", 1, "candidates valued (1: the play was forced, nothing rolled out)"),
     ("AR_ROLLOUTS", 1, "rollouts per candidate and source"),
     ("AR_CHOSEN_LEVELS", 1, "the policy's play: mean levels, in the settings' worlds,"),
@@ -140,11 +143,11 @@ def declared(answer):
 
 @njit(cache=True)
 def record_trick(st, decision):
-    """A decision's trick in the records: 0-based for plays, -1 for the burial, -2 for a declaration
-    (before the first trick)."""
-    if decision == DECLARE:
+    """A decision's trick in the records: 0-based for plays, -1 for the burial and the call (after it),
+    -2 for a declaration or an auction step (before the first trick)."""
+    if decision == DECLARE or decision == BID:
         return TRICK_DECLARE
-    if decision == DISCARD:
+    if decision == DISCARD or decision == CALL:
         return TRICK_BURIAL
     return st[S_TRICK]
 
@@ -188,6 +191,8 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     candidate replaces it (or, with SS_RECORD, it stays and an analysis row is written).  Returns
     ERR_NONE, or -1 when a world could not be made."""
     wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
+    if sets[SS_RECORD] == RECORD_TRAIN and (decision == BID or decision == CALL):
+        return ERR_NONE  # no features are defined for these (tractor-sim train): the base answer stays
     ncand = list_candidates(st, ws, rules, seat, decision, sets[SS_MAX_CAND], cands)
     if sets[SS_RECORD] == RECORD_TRAIN:
         return _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, inf, model_fns,
@@ -195,12 +200,15 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     recording = sets[SS_RECORD] != 0
     row = counters[C_RECORDS]
     if recording:
+        if row >= records.shape[0]:
+            return ERR_RECORDS_FULL
         for f in range(AR_FIELDS):
             records[row, f] = 0.0
         records[row, AR_DEAL] = deal_id
         records[row, AR_SEAT] = seat
         records[row, AR_DECISION] = decision
         records[row, AR_TRICK] = record_trick(st, decision)
+        records[row, AR_STEP] = bid_step(st) if decision == BID else 0
         records[row, AR_CANDIDATES] = ncand
         for c in range(CARDS):
             records[row, AR_CHOSEN_CARDS + c] = cands[0, c]
@@ -391,8 +399,7 @@ def drive(st, ws, rules, params, fns, roll_params, settings, err, log, work, inf
             n = fns[base + CALL](v, p, r, m, answer)
         else:
             n = fns[base + BID](v, p, r, m, answer)
-        if settings[team, SS_ON] != 0 and (settings[team, SS_DECISIONS] >> decision) & 1 != 0 \
-                and (decision == LEAD or decision == FOLLOW or decision == DISCARD or decision == DECLARE):
+        if settings[team, SS_ON] != 0 and (settings[team, SS_DECISIONS] >> decision) & 1 != 0:
             roll_fns = (fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD], fns[base + FOLLOW], fns[base + BID],
                         fns[base + CALL], fns[base + DECLARE], fns[base + DISCARD], fns[base + LEAD],
                         fns[base + FOLLOW], fns[base + BID], fns[base + CALL])
@@ -458,7 +465,7 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
     inf = new_infer_work()
     state = np.zeros(STATE_SIZE, dtype=np.int64)
     row = np.zeros(D_FIELDS, dtype=np.int64)
-    levels = np.zeros(TEAMS, dtype=np.int64)
+    levels = np.zeros(LEVELS, dtype=np.int64)
     st = np.zeros(1, dtype=np.uint64)
     nolog = np.zeros((1, LOG_COLS), dtype=np.int64)
     _, n_decisions, n_params = params.shape
@@ -474,8 +481,12 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
             return nrows
         ident = first_id + item
         if mode == MODE_FIXED:
-            levels[0] = fixed_levels[0]
-            levels[1] = fixed_levels[1]
+            if TEAM_MODE == FRIENDS:  # every player at the declaring team's level (as match.play_chunk)
+                for s in range(SEATS):
+                    levels[s] = fixed_levels[fixed_team]
+            else:
+                levels[0] = fixed_levels[0]
+                levels[1] = fixed_levels[1]
             starter = fixed_starter(seed, ident, fixed_team, rules[R_DECLARING] == DECLARING_AUCTION, st)
             _fresh(params, own, roll_params)
             code = _play_deal(seed, ident, item - item, no, levels, fixed_team, starter, rules, own, fns, roll_params,
@@ -488,8 +499,8 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
             nrows += 1
             err[E_DONE] = item + 1
             continue
-        levels[0] = 0
-        levels[1] = 0
+        for t in range(LEVELS):
+            levels[t] = 0
         decl_team = 0
         starter = 0
         winner = -1
@@ -505,19 +516,25 @@ def play_chunk_search(mode, seed, first_id, n, fixed_levels, fixed_team, rules, 
                 err[E_DEAL_IN_MATCH] = d
                 return -1 - nrows
             _write(deals, nrows, key, ident, d, levels, row)
-            levels[0] = deals[nrows, X_LEVEL0_AFTER]
-            levels[1] = deals[nrows, X_LEVEL1_AFTER]
+            for t in range(LEVELS):
+                levels[t] = deals[nrows, X_LEVEL0_AFTER + t]
             nrows += 1
             d += 1
-            decl_team = row[D_DECL_TEAM] if row[D_KEEP] else 1 - row[D_DECL_TEAM]
             starter = row[D_NEXT_STARTER]
+            if TEAM_MODE == FRIENDS:  # the next landlord; the match ends when a player passes the Ace
+                decl_team = team_of(starter)
+                winner = match_winners(levels, rules)
+                if winner > 0:
+                    break
+                continue
+            decl_team = row[D_DECL_TEAM] if row[D_KEEP] else 1 - row[D_DECL_TEAM]
             winner = match_winner(levels[0], levels[1], rules)
             if winner >= 0:
                 break
         matches[item, MX_MATCH_ID] = ident
         matches[item, MX_WINNER] = winner
         matches[item, MX_DEALS] = d
-        for t in range(TEAMS):
+        for t in range(LEVELS):
             matches[item, MX_LEVEL0_FINAL + t] = levels[t]
         err[E_DONE] = item + 1
     return nrows

@@ -97,9 +97,6 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
     if players.is_player(spec):
         return _resolve_player(spec)
     if search.is_search(spec):
-        if package is not None and package.size.FINDING_FRIENDS:
-            raise StrategyError("the search plays tractor games (two fixed teams); in Finding Friends, with a "
-                                "level per player, its driver is not built")
         return _resolve_search(spec, package, idle)
     if isinstance(spec, Policy):
         base, extra, name = spec, {}, spec.name
@@ -170,6 +167,31 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
     )
 
 
+SAMPLER_LIMIT = 4 << 30  # bytes: the largest sampler table a search may allocate (6 players, 3 decks: 1.6 GB)
+
+
+def _search_fits(settings, name: str, package) -> None:
+    """Refuse, by name, a search the game size cannot play: inference in Finding Friends (its model
+    weighs the opponents' plays, and the sides form during the play), and a size whose sampler table
+    (kernels.sampler.WAYS_CELLS) would not fit in memory."""
+    size = package.size
+    label = f"{size.SEATS} players {size.DECKS} decks"
+    if size.FINDING_FRIENDS and settings.infer != search.INFER_NONE:
+        raise StrategyError(f"policy {name!r}: field 'infer': inference from the plays is not built for Finding "
+                            "Friends (the sides form during the play); write infer = \"none\"")
+    cells = sampler_cells(size)  # the search's work holds the table whatever its worlds (kernels.search_play)
+    if cells * 8 > SAMPLER_LIMIT:
+        raise StrategyError(f"policy {name!r} at {label}: its sampler table would take {cells * 8 / 2**30:.0f} GiB "
+                            f"(at most {SAMPLER_LIMIT / 2**30:.0f} GiB); play the search at a smaller size")
+
+
+def sampler_cells(size) -> int:
+    """The cells of the sampler's table at a size (kernels.sampler.WAYS_CELLS), from the size alone: the
+    sampler module of another size's package need not be imported to know it."""
+    hand = (54 * size.DECKS - size.KITTY) // size.SEATS
+    return (54 + 1) * (hand + 1) ** (size.SEATS - 2) * (size.KITTY + 1)
+
+
 def _model_params(model, name: str, package) -> dict[str, dict[str, float]]:
     """A model file's weights as parameters (tractor_sim.play.learned); StrategyError naming it."""
     from tractor_sim.play import learned
@@ -205,6 +227,8 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         base, settings, name = search.parse(spec)
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
+    if package is not None:
+        _search_fits(settings, name, package)
     try:
         resolved = resolve_policy(base, package, idle)
     except StrategyError as e:
