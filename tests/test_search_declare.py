@@ -270,7 +270,7 @@ def test_the_declare_restriction_by_name_and_table():
     assert S.parse("search:expert:16")[1].decisions == S.SEARCHABLE and "declare" in S.SEARCHABLE
     assert S.parse({"policy": "oracle", "worlds": 2, "decisions": ["declare"]})[2] == "oracle:expert:2[declare]"
     assert S.parse("search:basic:4[declare]")[2] == "search:basic:4[declare]"
-    for bad in ("search:expert:16[bid]", "search:expert:16[]"):
+    for bad in ("search:expert:16[bidd]", "search:expert:16[]"):
         with pytest.raises(S.SearchSpecError, match="decisions"):
             S.parse(bad)
 

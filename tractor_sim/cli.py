@@ -669,14 +669,18 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
 @click.option("--out", type=click.Path(file_okay=False), help="Report directory (default runs/analyze-POLICY).")
 @click.option("--rollout-policy", help="For a Python policy or bot: the compiled policy the search rolls out after "
                                       "its decisions (default expert).")
+@click.option("--players", type=int, default=4, show_default=True, help="Players (a game of docs/rules.md section 9).")
+@click.option("--decks", type=int, help="Decks (default players // 2, at least 2).")
+@click.option("--teams", type=click.Choice(["tractor", "friends"]), default="tractor", show_default=True,
+              help="Team mode: tractor (alternate seats) or friends (Finding Friends, any number of players).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, levels, declaring_team, rules_json,
-            modules, worst, out, rollout_policy, quiet):
+            modules, worst, out, rollout_policy, players, decks, teams, quiet):
     """Where does POLICY lose its levels? The search values each of its decisions.
 
     \b
-    POLICY plays every seat; at each declaration, burial, lead and follow
-    the search rolls out the policy's play and every other candidate (the
+    POLICY plays every seat; at each declaration, bid, burial, call, lead and
+    follow the search rolls out the policy's play and every other candidate (the
     same worlds for all) and selects the best mean; the play and the selection are valued again
     on independent worlds: regret = selection - play there (unbiased), in
     levels and points, by decision type and trick, beside the in-sample
@@ -686,6 +690,8 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
     Examples:
       tractor-sim analyze expert --deals 20 --worlds 16 --out runs/analyze-expert
       tractor-sim analyze python_example --module strategies/python_example.py --deals 4
+      tractor-sim analyze expert --deals 20 --worlds 8 --rules '{"declaring": "auction"}'
+      tractor-sim analyze expert --deals 10 --worlds 8 --players 5 --teams friends
     """
     from tractor_sim.runs import analyze as A
     from tractor_sim.play.sandbox import interruptible
@@ -700,6 +706,7 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
         except ValueError as e:
             _fail(str(e))
     lv, rules = _levels_and_rules(levels, rules_json)
+    game = _game_option(players, decks, teams)
     pol = _policy_option(policy, "POLICY")
     name = pol if isinstance(pol, str) else pol.get("name") or pol.get("policy") or "custom"
     from tractor_sim.runs import firstrun
@@ -716,7 +723,7 @@ def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, level
         result = A.run(pol, deals=counts["--deals"], seed=seed, rules=rules, worlds=counts["--worlds"],
                        rollouts=counts["--rollouts"], max_candidates=counts["--max-candidates"], source=source,
                        levels=lv, declaring_team=declaring_team, modules=modules, progress=advance,
-                       rollout_policy=rolled)
+                       rollout_policy=rolled, game=None if game.standard else game)
     md, html_path, _ = A.write_report(result, Path(out or Path("runs") / _dir_name(f"analyze-{name}")), counts["--worst"])
     click.echo(A.as_text(result))
     click.echo(f"report: {md}\nreport: {html_path}")

@@ -1,6 +1,7 @@
 """``tractor-sim analyze POLICY``: where does a policy lose its levels?
 
-All four seats play POLICY on N deals.  At every declaration, burial, lead and follow the
+Every seat plays POLICY on N deals (of any game size).  At every declaration, burial, lead,
+follow, auction step (bid, card shown, trump named) and Finding Friends call the
 compiled search (kernels.search) values the policy's own play and every
 other candidate by rollouts with POLICY at every seat (a Python policy or
 bot cannot run inside the kernel: its rollouts are played by a compiled
@@ -39,9 +40,10 @@ import pandas as pd
 from tractor_sim.stats import dist
 
 from tractor_sim.report.numbers import interval
+from tractor_sim.play.game import Game
 from tractor_sim.runs import engine
 from tractor_sim.play import search
-from tractor_sim.rules.cards import card_str
+from tractor_sim.rules.cards import SUITS, card_str
 from tractor_sim.rules.fields import Whole
 from tractor_sim.core.kernels.declare import ANS_CARD, ANS_COUNT, ANS_KIND, NONE as NO_DECLARATION, kind_count
 from tractor_sim.core.kernels.dims import CARDS
@@ -68,9 +70,16 @@ def _cards(counts) -> str:
     return " ".join(card_str(c) for c in range(CARDS - 1, -1, -1) for _ in range(int(counts[c]))) or "(none)"
 
 
-def _answer(decision: str, row) -> str:
+def _answer(decision: str, row, step: int = 0, calls: int = 1) -> str:
     """A recorded answer as text: a play's or burial's cards; a declaration's cards shown, or pass (its
-    row holds the kind, the card, and with more decks the count: kernels.search._declaration_row)."""
+    row holds the kind, the card, and with more decks the count: kernels.search._declaration_row); an
+    auction step's "bid 40", "show AS" or "trump S" (kernels.view BID_STEP_*); the calls "AS#1"."""
+    if decision == "bid":
+        if step == 1:
+            return f"show {card_str(int(np.argmax(row)))}"
+        return f"trump {SUITS[int(row[0])]}" if step == 2 else f"bid {int(row[0])}"
+    if decision == "call":
+        return " ".join(f"{card_str(int(row[j]))}#{int(row[calls + j])}" for j in range(calls))
     if decision != "declare":
         return _cards(row)
     kind, card, count = (int(row[i]) for i in (ANS_KIND, ANS_CARD, ANS_COUNT))
@@ -103,9 +112,10 @@ def rollout_policy_of(policy, rollout_policy=None):
 
 def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, rollouts: int = 1,
         max_candidates: int = search.DEFAULT_MAX_CANDIDATES, source: str | None = None, levels=(0, 0),
-        declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None, rollout_policy=None) -> dict:
-    """Play ``deals`` deals of POLICY at every seat and value each declaration, burial, lead and follow
-    (module docstring).
+        declaring_team: int = 0, modules=(), chunk_size: int = CHUNK, progress=None, rollout_policy=None,
+        game=None) -> dict:
+    """Play ``deals`` deals of POLICY at every seat and value each of its decisions (module docstring),
+    at the game size ``game`` (tractor_sim.rules.sizes; default 4 players, 2 decks).
 
     ``source``: "sampled" (the seat's knowledge; needs the sampler) or "true" (the true deal only);
     by default sampled when the sampler is in this build.  Returns {"decisions": DataFrame, "specs",
@@ -128,12 +138,12 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
     if rolled is not None:
         recorder["rollout_policy"] = rolled
     try:
-        strategy.resolve_policy(recorder)  # the budget is checked here, before anything runs
+        strategy.resolve_policy(recorder, Game.of(game).package if game is not None else None)  # before it runs
     except strategy.StrategyError as e:
         raise ValueError(f"analyze: {str(e).replace(repr(name), repr(policy), 1)}") from None
     specs = engine.plan_chunks([{"name": "analyze", "a": recorder, "b": recorder}], mode="fixed", n=deals, seed=seed,
                                rules=rules, duplicate=False, chunk_size=chunk_size, levels=levels,
-                               declaring_team=declaring_team, modules=modules)
+                               declaring_team=declaring_team, modules=modules, game=game)
     t0 = time.perf_counter()
     parts, n_rollouts = [], 0
     for spec in specs:
@@ -143,7 +153,7 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
         if progress is not None:
             progress(len(result.deals), result.extra.get("decisions", 0))
     seconds = time.perf_counter() - t0
-    frame = decisions_frame(np.concatenate(parts) if parts else np.zeros((0, 1)), source)
+    frame = decisions_frame(np.concatenate(parts) if parts else np.zeros((0, 1)), source, game)
     replay_spec = replace(specs[0], policies=(policy, policy), names=(name, name))
     frame["replay"] = [engine.replay_command(replay_spec, int(d)) for d in frame["deal_id"]]
     return {"policy": name, "rollout_policy": rolled, "decisions": frame, "source": source, "worlds": worlds,
@@ -151,12 +161,11 @@ def run(policy, deals: int = 20, seed: int = 0, rules=None, worlds: int = 16, ro
             "deals": deals, "seed": seed, "seconds": seconds, "total_rollouts": n_rollouts, "specs": specs}
 
 
-def decisions_frame(rows: np.ndarray, source: str) -> pd.DataFrame:
+def decisions_frame(rows: np.ndarray, source: str, game=None) -> pd.DataFrame:
     """The analysis rows (kernels.search_play RECORD) as a table, with the regrets: ``regret_*`` held-out
     (selected minus chosen on the independent worlds), ``insample_regret_*`` on the selecting worlds."""
-    from tractor_sim.play.game import Game
-
-    SPL = Game.of().kernel("search_play")  # the record's columns
+    SPL = Game.of().kernel("search_play")  # the record's columns (the same at every size)
+    calls = Game.of(game).dims.CALLS if game is not None else 1
 
     if rows.shape[0] == 0:
         rows = np.zeros((0, SPL.AR_FIELDS))
@@ -165,6 +174,7 @@ def decisions_frame(rows: np.ndarray, source: str) -> pd.DataFrame:
         "seat": rows[:, SPL.AR_SEAT].astype(np.int64),
         "decision": [DECISIONS[int(d)] for d in rows[:, SPL.AR_DECISION]],
         "trick": rows[:, SPL.AR_TRICK].astype(np.int64) + 1,
+        "step": rows[:, SPL.AR_STEP].astype(np.int64),
         "candidates": rows[:, SPL.AR_CANDIDATES].astype(np.int64),
         "rollouts": rows[:, SPL.AR_ROLLOUTS].astype(np.int64),
     })
@@ -192,8 +202,10 @@ def decisions_frame(rows: np.ndarray, source: str) -> pd.DataFrame:
                     "insample_regret_points", "held_chosen_levels", "held_chosen_points", "held_best_levels",
                     "held_best_points", "regret_levels", "regret_points"):
             f[col] = np.nan
-    f["chosen"] = [_answer(d, r[SPL.AR_CHOSEN_CARDS:SPL.AR_CHOSEN_CARDS + CARDS]) for d, r in zip(f["decision"], rows)]
-    f["best"] = [_answer(d, r[SPL.AR_BEST_CARDS:SPL.AR_BEST_CARDS + CARDS]) for d, r in zip(f["decision"], rows)]
+    f["chosen"] = [_answer(d, r[SPL.AR_CHOSEN_CARDS:SPL.AR_CHOSEN_CARDS + CARDS], k, calls)
+                   for d, r, k in zip(f["decision"], rows, f["step"])]
+    f["best"] = [_answer(d, r[SPL.AR_BEST_CARDS:SPL.AR_BEST_CARDS + CARDS], k, calls)
+                 for d, r, k in zip(f["decision"], rows, f["step"])]
     return f
 
 
@@ -288,7 +300,7 @@ def write_report(result: dict, out_dir, worst_k: int = DEFAULT_WORST) -> tuple[P
     sampled = result["source"] == "sampled"
     head = (f"# Where does {result['policy']} lose its levels?\n\n"
             f"{result['deals']} deals (seed {result['seed']}), {result['policy']} at every seat; "
-            f"{len(frame)} decisions (declarations, burials, leads and follows), "
+            f"{len(frame)} decisions (declarations, bids, burials, calls, leads and follows), "
             f"{int((frame['candidates'] > 1).sum())} with a choice; "
             f"each candidate valued by {result['worlds']} worlds x {result['rollouts']} rollouts of "
             f"{_rolled_name(result)} to the end of the deal ({result['total_rollouts']:,} rollouts, "
