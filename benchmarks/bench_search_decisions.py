@@ -3,7 +3,12 @@ search over leads and follows only, head to head on duplicate deals, and the tim
 by decision type.
 
 Run: python benchmarks/bench_search_decisions.py [--deals 200] [--worlds 16] [--seed 1] [--game 4:2]
-[--only declare] [--matches 200]
+[--only declare] [--matches 200] [--vs-base] [--rules '{"declaring": "auction"}'] [--time bid,call] [--out F.csv]
+
+``--game 5:2f`` plays Finding Friends (every player his own level: a side's score in a deal is the mean
+level gain of the seats its policy holds, and a deal's observation is A's minus B's).  ``--vs-base``:
+``search:expert:W`` searching every decision against ``expert``.  ``--out``: the per-deal observations
+(deal id, A over B in levels, the mean of the two halves) as CSV, the raw data of the printed estimate.
 
 Both sides play the same deals in both seats (duplicate): per deal id, the levels the side searching
 every decision gains minus those its opponent gains, summed over the two halves, is one observation;
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import time
 
 import numpy as np
@@ -26,8 +32,18 @@ from tractor_sim.play import search as S
 
 
 def levels_for_team(deals, team: int) -> np.ndarray:
-    """Levels gained by ``team`` minus levels gained by the other team, per deal (fixed levels)."""
-    gain, gainer = deals["gain"].astype(np.int64), deals["gain_team"].astype(np.int64)
+    """Levels gained by ``team`` minus levels gained by the other team, per deal (fixed levels).  In
+    Finding Friends (a level per player): the mean gain of the seats of ``team`` (seat % 2) minus the
+    mean gain of the others' (5 players: three seats against two)."""
+    names = deals.dtype.names if hasattr(deals, "dtype") and deals.dtype.names else tuple(deals.columns)
+    if "level2_after" in names:  # a level per player
+        seats = sum(1 for n in names if n.startswith("level") and n.endswith("_after"))
+        gains = np.stack([np.asarray(deals[f"level{s}_after"], np.int64) - np.asarray(deals[f"level{s}_before"],
+                                                                                        np.int64)
+                          for s in range(seats)], axis=1).astype(float)
+        mine = np.arange(seats) % 2 == team
+        return gains[:, mine].mean(axis=1) - gains[:, ~mine].mean(axis=1)
+    gain, gainer = np.asarray(deals["gain"], np.int64), np.asarray(deals["gain_team"], np.int64)
     return np.where(gainer == team, gain, np.where(gainer == 1 - team, -gain, 0))
 
 
@@ -39,10 +55,12 @@ def interval(per_deal: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> tuple[float, float, float, float]:
-    """(mean levels per deal of a over b, low, high, seconds) on duplicate deals."""
+def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False, rules=None,
+                 out=None, chunk_size: int = 25) -> tuple[float, float, float, float]:
+    """(mean levels per deal of a over b, low, high, seconds) on duplicate deals (``out``: a CSV file for
+    the per-deal observations)."""
     t0 = time.perf_counter()
-    specs = E.plan_chunks([(a, b)], n=deals, seed=seed, chunk_size=25, game=game)
+    specs = E.plan_chunks([(a, b)], n=deals, seed=seed, chunk_size=chunk_size, game=game, rules=rules)
     specs.sort(key=lambda s: (s.first_id, s.half))  # both halves of a chunk's deals together: a running estimate
     per_deal = np.zeros(deals)
     halves = np.zeros(deals, dtype=np.int64)
@@ -53,13 +71,24 @@ def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False) -> t
         np.add.at(per_deal, ids, levels_for_team(r.deals, team_of_a))
         np.add.at(halves, ids, 1)
         done = halves == 2
+        if out and r.spec.half == 1:  # the pairs done so far: a run cut short keeps its data
+            _write_pairs(out, per_deal, done)
         if progress and done.sum() > 1 and r.spec.half == 1:
             mean, low, high = interval(per_deal[done] / 2)
             print(f"  {done.sum()} deals: {mean:+.4f} [{low:+.4f}, {high:+.4f}] "
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
     seconds = time.perf_counter() - t0
     mean, low, high = interval(per_deal / 2)  # per deal played
+    if out:
+        _write_pairs(out, per_deal, halves == 2)
     return mean, low, high, seconds
+
+
+def _write_pairs(out, per_deal, done) -> None:
+    """The per-deal observations of the deals whose two halves are done, as CSV."""
+    with open(out, "w") as f:
+        f.write("deal_id,a_over_b\n")
+        f.writelines(f"{i},{per_deal[i] / 2:.6f}\n" for i in np.flatnonzero(done))
 
 
 def round_one(a, b, matches: int, seed: int, game, progress: bool = False) -> dict:
@@ -86,11 +115,12 @@ def round_one(a, b, matches: int, seed: int, game, progress: bool = False) -> di
     return {"round1": interval(first / 2), "wins": interval(wins / 2), "seconds": time.perf_counter() - t0}
 
 
-def search_cost(pol, deals: int, seed: int, game=None):
+def search_cost(pol, deals: int, seed: int, game=None, rules=None):
     """(the chunk's result, seconds per searched decision) of ``pol`` against expert on ``deals`` deals:
     the same deals' time with expert at every seat taken off, both compiled outside the timing."""
-    base = E.plan_chunks([("expert", "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False, game=game)[0]
-    spec = E.plan_chunks([(pol, "expert")], n=deals, seed=seed, chunk_size=deals, duplicate=False, game=game)[0]
+    kw = dict(n=deals, seed=seed, chunk_size=deals, duplicate=False, game=game, rules=rules)
+    base = E.plan_chunks([("expert", "expert")], **kw)[0]
+    spec = E.plan_chunks([(pol, "expert")], **kw)[0]
     E.run_chunk(dataclasses.replace(spec, count=1))
     E.run_chunk(dataclasses.replace(base, count=1))
     t0 = time.perf_counter()
@@ -102,10 +132,10 @@ def search_cost(pol, deals: int, seed: int, game=None):
     return result, searched / max(result.extra.get("decisions", 0), 1)
 
 
-def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game) -> tuple[int, float]:
+def time_per_decision(decision: str, worlds: int, deals: int, seed: int, game, rules=None) -> tuple[int, float]:
     """(decisions searched, milliseconds each) for a search of ``decision`` only against its base."""
     pol = {"policy": "search", "base": "expert", "worlds": worlds, "decisions": [decision]}
-    result, seconds = search_cost(pol, deals, seed, game)
+    result, seconds = search_cost(pol, deals, seed, game, rules)
     return result.extra.get("decisions", 0), 1000 * seconds
 
 
@@ -114,19 +144,31 @@ def main():
     ap.add_argument("--deals", type=int, default=200, help="duplicate deals head to head (0: timing only)")
     ap.add_argument("--worlds", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams)")
+    ap.add_argument("--game", default="4:2", help="PLAYERS:DECKS (tractor teams), PLAYERS:DECKSf (Finding Friends)")
+    ap.add_argument("--rules", default="{}", help="rule options as JSON, e.g. '{\"declaring\": \"auction\"}'")
+    ap.add_argument("--time", default=None, help="the decision types timed, e.g. bid,call (default: those the game "
+                                                 "asks)")
+    ap.add_argument("--vs-base", action="store_true", help="instead: search:expert:W (every decision) against "
+                                                           "expert")
+    ap.add_argument("--out", default=None, help="a CSV file for the per-deal observations")
+    ap.add_argument("--chunk-size", type=int, default=25, help="deals per kernel call (the progress lines' step)")
     ap.add_argument("--timing-deals", type=int, default=20, help="deals per decision type timed (0: no timing)")
     ap.add_argument("--progress", action="store_true", help="print the estimate after every chunk")
     ap.add_argument("--matches", type=int, default=0, help="instead: whole matches (round 1 and match wins)")
     ap.add_argument("--only", default=None, help="instead: search:expert:W[ONLY] against expert (one decision "
                                                  "type's gain alone, less noisy)")
     args = ap.parse_args()
-    players, decks = (int(x) for x in args.game.split(":"))
-    game = {"players": players, "decks": decks}
+    players, decks = args.game.rstrip("f").split(":")
+    friends = args.game.endswith("f")
+    game = {"players": int(players), "decks": int(decks), "teams": "friends" if friends else "tractor"}
+    rules = json.loads(args.rules)
+    auction = rules.get("declaring") == "auction"
     every = {"policy": "search", "base": "expert", "worlds": args.worlds}
     plays = {**every, "decisions": ["lead", "follow"]}
-    for decision in ("declare", "discard", "lead", "follow") if args.timing_deals else ():
-        n, ms = time_per_decision(decision, args.worlds, args.timing_deals, args.seed + 1, game)
+    asked = ("bid" if auction else "declare", "discard") + (("call",) if friends else ()) + ("lead", "follow")
+    timed = args.time.split(",") if args.time else asked
+    for decision in timed if args.timing_deals else ():
+        n, ms = time_per_decision(decision, args.worlds, args.timing_deals, args.seed + 1, game, rules)
         print(f"{decision:8s} searched {n:5d} decisions, {ms:7.2f} ms each ({args.worlds} worlds, {args.game})",
               flush=True)
     if args.deals == 0:  # timing only
@@ -140,13 +182,22 @@ def main():
               f"matches: round 1 {m1:+.4f} levels per deal [{l1:+.4f}, {h1:+.4f}], matches won minus lost per match {mw:+.4f} [{lw:+.4f}, {hw:+.4f}] "
               f"({got['seconds']:.0f} s, {args.game})")
         return
+    if args.vs_base:
+        mean, low, high, seconds = head_to_head(every, "expert", args.deals, args.seed, game, args.progress, rules,
+                                                args.out, args.chunk_size)
+        print(f"search:expert:{args.worlds} over expert: {mean:+.4f} levels per deal, 95% CI "
+              f"[{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals ({seconds:.0f} s, {args.game}, "
+              f"rules {rules})")
+        return
     if args.only:
         mean, low, high, seconds = head_to_head({**every, "decisions": [args.only]}, "expert", args.deals, args.seed,
-                                                game, args.progress)
+                                                game, args.progress, rules, args.out, args.chunk_size)
         print(f"search:expert:{args.worlds}[{args.only}] over expert: {mean:+.4f} levels per deal, 95% CI "
-              f"[{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals ({seconds:.0f} s, {args.game})")
+              f"[{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals ({seconds:.0f} s, {args.game}, "
+              f"rules {rules})")
         return
-    mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game, args.progress)
+    mean, low, high, seconds = head_to_head(every, plays, args.deals, args.seed, game, args.progress, rules, args.out,
+                                            args.chunk_size)
     print(f"search:expert:{args.worlds} (every decision) over search:expert:{args.worlds}[lead,follow]: "
           f"{mean:+.4f} levels per deal, 95% CI [{low:+.4f}, {high:+.4f}] on {args.deals} duplicate deals "
           f"({seconds:.0f} s, {args.game})")
