@@ -222,7 +222,7 @@ def test_the_search_on_the_burial_only():
     starters = int((result.deals["starter"] % 2 == 0).sum())
     assert 0 < result.extra["decisions"] <= starters
     with pytest.raises(S.SearchSpecError, match="decisions"):
-        S.parse({**ORACLE, "decisions": ["bid"]})
+        S.parse({**ORACLE, "decisions": ["bidd"]})
 
 
 def test_candidates_are_legal_and_distinct():
