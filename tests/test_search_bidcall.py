@@ -274,3 +274,19 @@ def test_the_search_plays_other_sizes_and_ignores_the_chunking(game):
     plain, _ = run("expert", 2)
     assert searched > 0 and one.reset_index(drop=True).equals(two.reset_index(drop=True))
     assert not one.reset_index(drop=True).equals(plain.reset_index(drop=True))
+
+
+@registry.python_policy("test_bidcall_wrap_expert")
+def _wrap_expert(decision):
+    return decision.ask("expert")
+
+
+def test_the_stepped_driver_searches_bids_as_the_kernel_does():
+    """Beside a Python policy (play.stepped) the search of the auction's steps gives, deal for deal, the
+    records of the compiled search against expert (the Python policy answers as expert)."""
+    kw = dict(n=3, seed=21, duplicate=True, chunk_size=3, rules=AUCTION)
+    pol = {"policy": "search", "base": "expert", "worlds": 2, "max_candidates": 4, "decisions": ["bid"]}
+    tags = ["matchup", "policy0", "policy1"]
+    compiled, _ = runner.simulate([(pol, "expert")], **kw)
+    stepped, _ = runner.simulate([(pol, "test_bidcall_wrap_expert")], **kw)
+    assert (compiled.drop(columns=tags).to_numpy() == stepped.drop(columns=tags).to_numpy()).all()
