@@ -252,7 +252,7 @@ def test_call_candidates_are_legal_and_the_base_first():
         for r in cands[:n]:
             clone = state.clone()
             clone._st[st_mod.ANSWER:st_mod.ANSWER + cards] = r
-            assert (r != base).sum() <= 1
+            assert sum(r[j] != base[j] or r[calls + j] != base[calls + j] for j in range(calls)) <= 1
             assert K.phases.apply(clone._st, clone._ws, clone._enc, err, NOLOG, np.int64(v.CALL),
                                   np.int64(calls)) == K.phases.ERR_NONE
 
@@ -290,3 +290,26 @@ def test_the_stepped_driver_searches_bids_as_the_kernel_does():
     compiled, _ = runner.simulate([(pol, "expert")], **kw)
     stepped, _ = runner.simulate([(pol, "test_bidcall_wrap_expert")], **kw)
     assert (compiled.drop(columns=tags).to_numpy() == stepped.drop(columns=tags).to_numpy()).all()
+
+
+@pytest.mark.slow
+def test_finding_friends_worlds_copy_the_public_call_state():
+    """A world sampled in Finding Friends after the call holds the calls made, the copies seen, who
+    joined and when, and every seat's points as the true deal does (all public), and so do its views."""
+    game = Game.of(FRIENDS_5)
+    K, SMF = game.kernels, game.kernel("sampler")
+    st_mod, seats = K.state, game.dims.SEATS
+    deal = State.new(seed=2, deal_id=1, game=FRIENDS_5)
+    got = _stepped_to(deal, lambda t: t.decision == "lead" and deal._st[st_mod.S_TRICK] >= 4)
+    state, seat, _ = got
+    st = state._st
+    public = slice(st_mod.F_CALLS, st_mod.F_THROWN + seats)
+    assert st[st_mod.F_CALLS] >= 0
+    work = SMF.new_work()
+    for stream in range(4):
+        wst = np.zeros(st_mod.STATE_SIZE, np.int64)
+        wws = K.deal.new_workspace(state._enc)
+        assert SMF.sample_world(st, state._ws, seat, work, np.array([stream + 1], np.uint64), wst, wws) == 1
+        assert (wst[public] == st[public]).all()
+        for v in range(seats):
+            assert (wws[0][v, K.view.V_FRIENDS] == state._ws[0][v, K.view.V_FRIENDS]).all()

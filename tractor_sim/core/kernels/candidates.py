@@ -32,8 +32,8 @@ short and hold no two plays that cannot lead to different outcomes.
   bid of 0), then the bids nearest the base policy's first; a card shown:
   every card held, the highest first; the trump named: every suit.
 * **A Finding Friends call**: the base policy's calls, then every set of
-  calls one call away (one call's copy changed, then its card, the highest
-  ranks first): 96 at 5 players with two decks.
+  calls one call away (one call's copy changed, then its card and copy, the
+  highest ranks first): 96 at 5 players with two decks.
 
 Only the seat's own knowledge is read: its hand, the cards played (its
 view) and what it buried, so the sampled search never looks at a hidden
@@ -545,19 +545,24 @@ def call_candidates(rank, cands, n, max_out):
     """Finding Friends' calls after the base policy's in cands[0] (out[j] the card, out[CALLS + j]
     its copy): every set of calls one call away from the base's, call by call: its copy changed,
     then its card (any card neither a joker nor of the trump ``rank``, friends.calls_ok), the
-    highest ranks first, at the same copy.  Returns the list's length."""
+    highest ranks first, each at the base's copy first, then the others.  Returns the list's length."""
     play = stack_array(CARDS)
     for j in range(CALLS):
         for c in range(CARDS):
             play[c] = cands[0, c]
+        base_copy = cands[0, CALLS + j]
         for copy in range(1, DECKS + 1):
             play[CALLS + j] = copy
             n = _add(cands, n, play, max_out)
-        play[CALLS + j] = cands[0, CALLS + j]
         for r in range(RANKS - 1, -1, -1):
             if r == rank:
                 continue
             for suit in range(SUITS):
                 play[j] = suit * RANKS + r
+                play[CALLS + j] = base_copy
                 n = _add(cands, n, play, max_out)
+                for copy in range(1, DECKS + 1):
+                    if copy != base_copy:
+                        play[CALLS + j] = copy
+                        n = _add(cands, n, play, max_out)
     return n
