@@ -16,9 +16,9 @@ best, ``tractor-sim analyze``).
 It is compiled only when a run uses the search; the engine's own driver and
 chunk (kernels.deal, kernels.match) are untouched, so their speed and
 compile time do not change.  In Finding Friends a level is kept per player
-and the search's value is the searching seat's own gain (kernels.search).  Streams are keyed as in kernels.match, and
-the search's own streams by deal and decision (kernels.search), so results
-do not depend on the chunking.
+and the search's value is the searching seat's own gain (kernels.search).
+Streams are keyed as in kernels.match, and the search's own streams by deal
+and decision (kernels.search), so results do not depend on the chunking.
 """
 
 import numpy as np
@@ -36,9 +36,9 @@ from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, W
 from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
 from .scoring import match_winner, match_winners
 from .search import (
-    bid_step, CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, MAX_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION,
+    CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, MAX_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION,
     SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS, SS_DECISIONS, SS_INFER, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer,
-    best_candidate, chosen_candidate, evaluate_picked, list_candidates,
+    best_candidate, bid_step, chosen_candidate, evaluate_picked, list_candidates,
 )
 from .infer import new_deal, new_history, observe, observed, pick_worlds
 from .candidates import MAX_CANDIDATES
