@@ -1,22 +1,24 @@
 """Model files of the ``learned`` policy: read, checked against the game, written.
 
-A model is the weights of the learned declaration, burial, lead and follow
-(core/strategies/learned.py), one per feature by name (core/features.py for
-the lead and the follow, core/declare_features.py, core/burial_features.py),
+A model is the weights of the learned declaration, burial, lead, follow and
+bid (core/strategies/learned.py), one per feature by name (core/features.py
+for the lead and the follow, core/declare_features.py, core/burial_features.py,
+core/bid_features.py),
 in a small JSON file that says what it is and where it came from:
 
-    {"format": "tractor-sim model", "version": 2, "game": [4, 2, "tractor"],
-     "features": {"declare": ["base", "declare", ...], "discard": [...], "lead": [...], "follow": [...]},
-     "weights": {"declare": [...], "discard": [...], "lead": [...], "follow": [...]},
+    {"format": "tractor-sim model", "version": 3, "game": [4, 2, "tractor"],
+     "features": {"declare": ["base", "declare", ...], "discard": [...], "lead": [...], "follow": [...],
+                  "bid": [...]},
+     "weights": {"declare": [...], "discard": [...], "lead": [...], "follow": [...], "bid": [...]},
      "training": {"seed": 1, "fingerprint": "...", ...}}
 
-A version 1 file (the lead and the follow only, one feature list) still
-plays: its declaration and burial are the expert's (weights 0).  A file of
+A version 1 file (the lead and the follow only, one feature list) and a
+version 2 file (no bid) still play: what they lack is the expert's (weights 0).  A file of
 another format, version, game size or feature list is refused by name:
 weights are only meaningful for the features they were fitted to.  The
 package ships one for the 4-player 2-deck game (tractor_sim/models/), the
 default of the ``learned`` policy; ``{policy = "learned", model = "PATH"}``
-plays any other.  Bids and calls have no weights: the expert's.
+plays any other.  Calls have no weights: the expert's.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from pathlib import Path
 from tractor_sim.rules import files
 
 FORMAT = "tractor-sim model"
-VERSION = 2
-VERSIONS = (1, 2)  # the versions read: 1 scored the lead and the follow only
-DECISIONS = ("declare", "discard", "lead", "follow")  # the decisions a model scores
-PLAYS = ("lead", "follow")  # those that score a play (core/features.py)
+VERSION = 3
+VERSIONS = (1, 2, 3)  # the versions read: 1 scored the lead and the follow only, 2 all but the bid
+DECISIONS = ("declare", "discard", "lead", "follow", "bid")  # the decisions a model scores
+SCORED = {1: ("lead", "follow"), 2: ("declare", "discard", "lead", "follow"), 3: DECISIONS}  # by version
 FEATURE_MODULES = {"declare": ("declare_features", "DECLARE_NAMES"), "discard": ("burial_features", "BURIAL_NAMES"),
-                   "lead": ("features", "NAMES"), "follow": ("features", "NAMES")}
+                   "lead": ("features", "NAMES"), "follow": ("features", "NAMES"),
+                   "bid": ("bid_features", "BID_NAMES")}
 MODELS = Path(__file__).resolve().parent.parent / "models"  # the shipped models
 
 
@@ -70,7 +73,7 @@ def path_of(name: str) -> Path:
 def load(name: str, package=None) -> dict[str, dict[str, float]]:
     """The weights of model file ``name`` as policy parameters {decision: {feature: w}}, checked against
     ``package``'s game and features; ModelError naming the file otherwise.  A version 1 file gives the
-    declaration and the burial weights 0 (the expert's)."""
+    declaration, the burial and the bid weights 0 (the expert's), a version 2 file the bid."""
     path = path_of(name)
     data = files.read_model(path, ModelError)
     if data.get("format") != FORMAT:
@@ -84,15 +87,15 @@ def load(name: str, package=None) -> dict[str, dict[str, float]]:
         raise ModelError(f"{path}: a model of the game {data.get('game')!r}, not of this game {game}; "
                          "train one for this size (tractor-sim train)")
     names = {d: list(v) for d, v in feature_names(package).items()}
-    scored = DECISIONS if version == VERSION else PLAYS
-    if version == VERSION:
+    scored = SCORED[version]
+    if version > 1:
         features = data.get("features")
-        if not isinstance(features, dict) or set(features) != set(DECISIONS):
-            raise ModelError(f"{path}: 'features' must hold a list for each of {', '.join(DECISIONS)}")
-        for d in DECISIONS:
+        if not isinstance(features, dict) or set(features) != set(scored):
+            raise ModelError(f"{path}: 'features' must hold a list for each of {', '.join(scored)}")
+        for d in scored:
             if features[d] != names[d]:
                 raise ModelError(f"{path}: its {d} features {features[d]!r} are not this build's {names[d]}")
-    elif data.get("features") != names["lead"]:
+    elif data.get("features") != names["lead"]:  # version 1: one list, of the plays' features
         raise ModelError(f"{path}: its features {data.get('features')!r} are not this build's {names['lead']}")
     weights = data.get("weights")
     if not isinstance(weights, dict) or set(weights) != set(scored):

@@ -4,8 +4,12 @@ Each round plays ``deals`` new deals with the teacher (a search, every seat,
 in the mode that plays the base policy's answers and records every
 candidate's features and value: kernels.search_play RECORD_TRAIN), adds them
 to the data, refits, and measures the model against ``expert`` on fixed
-duplicate deals of their own seed.  The fit is ridge regression, per
-decision (declare, discard, lead, follow), of each candidate's gain over the base policy's
+duplicate deals of their own seed.  Bids happen only under the rule
+``declaring = "auction"``: ``auction_deals`` more deals per round are played
+under it, the teacher searching the bids only, and only their bid rows are
+kept (the other decisions' data and weights stay those of the standard
+deals).  The fit is ridge regression, per
+decision (declare, discard, lead, follow, bid), of each candidate's gain over the base policy's
 answer (paired by world) on its features minus the base answer's: the
 weights then rank the candidates of a decision as the search's values do.
 
@@ -45,12 +49,18 @@ FIELDS = {  # the [train] table: each number declared once
     "max_candidates": Whole("max_candidates", 2, 32, "candidates the teacher values per decision"),
     "ridge": Real("ridge", 0.0, 1e9, "the fit's ridge penalty (per row)"),
     "eval_pairs": Whole("eval_pairs", 0, 1_000_000, "duplicate deal pairs against expert after each round"),
+    "auction_deals": Whole("auction_deals", 0, 1_000_000, "deals per round under declaring = \"auction\" whose "
+                           "bids only the teacher searches and the data keeps"),
 }
 DEFAULTS = {"rounds": 8, "deals": 500, "chunk": 100, "worlds": 8, "max_candidates": 16, "ridge": 1e-3,
-            "eval_pairs": 2000}
+            "eval_pairs": 2000, "auction_deals": 0}
 BASE = "expert"  # the base policy: the teacher's rollouts, the learned player's first candidate
 EVAL_SEED_OFFSET = 1_000_003  # the measurement's deals: a seed of their own, never trained on
-DECISION_NAMES = {0: "declare", 1: "discard", 2: "lead", 3: "follow"}  # kernels.view DECLARE .. FOLLOW
+AUCTION_SEED_OFFSET = 2_000_003  # the auction deals' seed: other deals than the standard ones
+AUCTION = {"declaring": "auction"}  # the rules of the auction deals
+DECISION_NAMES = {0: "declare", 1: "discard", 2: "lead", 3: "follow", 4: "bid"}  # kernels.view DECLARE .. BID
+PLAY_DECISIONS = ("declare", "discard", "lead", "follow")  # the teacher's searches in the standard deals
+BID_CODE = 4  # kernels.view.BID
 
 
 class TrainError(ValueError):
@@ -69,6 +79,7 @@ class Config:
     max_candidates: int
     ridge: float
     eval_pairs: int
+    auction_deals: int = 0
 
     def fingerprint(self) -> str:
         """What makes the data and the model: every field but the name and the description, and the
@@ -77,9 +88,9 @@ class Config:
         body["features"] = learned.feature_names()
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
-    def teacher(self) -> dict:
+    def teacher(self, decisions=PLAY_DECISIONS) -> dict:
         return {"policy": "search", "base": BASE, "worlds": self.worlds, "max_candidates": self.max_candidates,
-                "train": True, "decisions": list(DECISION_NAMES.values())}
+                "train": True, "decisions": list(decisions)}
 
 
 def load(path) -> Config:
@@ -104,18 +115,30 @@ def load(path) -> Config:
 
 
 def play_round(cfg: Config, r: int, advance=None) -> np.ndarray:
-    """The teacher's training rows (kernels.search_play TR_*) of round ``r``'s deals, as float32."""
+    """The teacher's training rows (kernels.search_play TR_*) of round ``r``'s deals, as float32: the
+    standard deals', then the bid rows of the auction deals."""
+    parts = _rows(cfg, r, cfg.deals, cfg.teacher(), cfg.seed, {}, advance)
+    if cfg.auction_deals:
+        bids = _rows(cfg, r, cfg.auction_deals, cfg.teacher(("bid",)), (cfg.seed + AUCTION_SEED_OFFSET) % 2**63,
+                     AUCTION)
+        parts += [p[p[:, _columns()[0].TR_DECISION] == BID_CODE] for p in bids]
+    return np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+
+
+def _rows(cfg: Config, r: int, deals: int, teacher: dict, seed: int, rules: dict, advance=None) -> list:
+    """The non-empty training row blocks of round ``r``'s ``deals`` deals (ids r x deals ..), chunk by chunk."""
     game = Game.of((4, 2, "tractor"))
-    teacher = cfg.teacher()
     parts = []
-    for first in range(r * cfg.deals, (r + 1) * cfg.deals, cfg.chunk):
-        count = min(cfg.chunk, (r + 1) * cfg.deals - first)
+    for first in range(r * deals, (r + 1) * deals, cfg.chunk):
+        count = min(cfg.chunk, (r + 1) * deals - first)
         spec = ChunkSpec(f"train round {r}", (teacher, teacher), ("teacher", "teacher"), 0, "fixed", first, count,
-                         cfg.seed, {})
-        parts.append(game.play_chunk(spec).extra.get("records", np.zeros((0, 0))).astype(np.float32))
+                         seed, rules)
+        rows = game.play_chunk(spec).extra.get("records", np.zeros((0, 0))).astype(np.float32)
+        if len(rows):
+            parts.append(rows)
         if advance:
             advance(count)
-    return np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
+    return parts
 
 
 def _columns(decision: int = 2):

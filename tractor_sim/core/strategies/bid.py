@@ -33,10 +33,16 @@ def strength(view, params, rng, scratch, out):
     included), rounded down to 5 and kept within 0..MAX_BID.  As starter I
     name the suit that gives me most trumps.
     """
+    return strength_answer(view, out, params[STRENGTH.per_trump], params[STRENGTH.base])
+
+
+@njit(cache=True)
+def strength_answer(view, out, per_trump, base):
+    """The ``strength`` answer at any step (the learned bid's first candidate, with the defaults)."""
     step = view[V_META, M_BID_STEP]
     if step == BID_STEP_BID:
         _suit, st = sl.best_trump_suit(view, sl.my_level(view))
-        bid = int(params[STRENGTH.per_trump] * (st - params[STRENGTH.base]))
+        bid = int(per_trump * (st - base))
         out[0] = max(0, min(MAX_BID, bid - bid % 5))
         return 1
     return _show_or_name(view, out, step)

@@ -1,9 +1,10 @@
-"""The learned declaration, burial, lead and follow: the expert's answer and the search's candidates,
+"""The learned declaration, burial, lead, follow and bid: the expert's answer and the search's candidates,
 scored by a model.
 
 Each candidate (kernels.candidates: the lists the search tries, with the
 expert's own answer first) is scored by a weighted sum of its features
-(core/features.py for a play, core/burial_features.py, core/declare_features.py)
+(core/features.py for a play, core/burial_features.py, core/declare_features.py,
+core/bid_features.py for the auction's steps)
 and the highest is taken; ties go to the earlier, so with every weight 0
 this plays as ``expert``.  The weights are the
 strategy's parameters, one per feature by name: ``tractor-sim train``
@@ -19,9 +20,10 @@ from ..kernels import combos as C
 from ..burial_features import (
     BURIAL_NAMES, BURIAL_SITUATION_CELLS, N_BURIAL_FEATURES, burial_features_of, burial_situation,
 )
+from ..bid_features import BID_NAMES, N_BID_FEATURES, bid_features
 from ..declare_features import DECLARE_NAMES, N_DECLARE_FEATURES, declare_features
 from ..kernels.candidates import (
-    JOKER_KINDS, burial_candidates, declare_candidates, follow_candidates, lead_candidates,
+    JOKER_KINDS, bid_candidates, burial_candidates, declare_candidates, follow_candidates, lead_candidates,
 )
 from ..kernels.combos import UNIT_FIELDS
 from ..kernels.deal import SCRATCH
@@ -30,10 +32,11 @@ from ..kernels.dims import CARDS, DECKS, PAIR, SUITS
 from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features_of, situation
 from ..kernels.unowned import rows_in, stack_array
 from ..kernels.view import (
-    M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N, M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_SEAT,
-    M_TRUMP_RANK, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK,
+    BID, BID_STEP_SHOW, DECLARE, DISCARD, M_BID_STEP, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N,
+    M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_SEAT, M_TRUMP_RANK, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK,
 )
 from ..registry import strategy
+from .bid import STRENGTH_PARAMS, strength_answer
 from .declare import OVERRIDE_PARAMS, override_answer
 from .discard import EXPERT_PARAMS, expert_burial
 from .follow import play_smart
@@ -47,6 +50,12 @@ DECLARE_WEIGHTS = {name: 0.0 for name in DECLARE_NAMES}  # the declaration's and
 DECLARE_RANGES = {name: (-1000.0, 1000.0) for name in DECLARE_NAMES}
 BURIAL_WEIGHTS = {name: 0.0 for name in BURIAL_NAMES}
 BURIAL_RANGES = {name: (-1000.0, 1000.0) for name in BURIAL_NAMES}
+BID_WEIGHTS = {name: 0.0 for name in BID_NAMES}
+BID_RANGES = {name: (-1000.0, 1000.0) for name in BID_NAMES}
+MAX_BIDS = 1 + CARDS  # the base answer and every bid (41 with two decks) or every card held to show
+BID_CELLS = MAX_BIDS * CARDS
+EXPERT_PER_TRUMP = STRENGTH_PARAMS["per_trump"]  # the expert policy's bid (strategies.bid.strength)
+EXPERT_BID_BASE = STRENGTH_PARAMS["base"]
 FIRST_DECLARATIONS = 2  # the base answer and the pass, before the declarations allowed
 MAX_DECLARATIONS = FIRST_DECLARATIONS + DECKS * (JOKER_KINDS + SUITS)  # and every count of every card
 DECL_CELLS = MAX_DECLARATIONS * CARDS
@@ -171,14 +180,17 @@ def _follows(view, units, nu, cands):
 
 
 @njit(cache=True, inline='always')
-def _best_row(view, params, feats, cands, ncand, burial, sit):
-    """The best-scored of cands[:ncand] (ties: the earlier; row 0 the expert's answer): declarations, or with
-    ``burial`` burials (``sit``: their burial_situation); ``feats``: the decision's features' cells."""
+def _best_row(view, params, feats, cands, ncand, kind, sit):
+    """The best-scored of cands[:ncand] (ties: the earlier; row 0 the expert's answer): declarations
+    (``kind`` DECLARE), burials (DISCARD; ``sit``: their burial_situation) or auction answers (BID);
+    ``feats``: the decision's features' cells."""
     best = 0
     best_score = 0.0
     for i in range(ncand):
-        if burial:
+        if kind == DISCARD:
             burial_features_of(view, sit, cands[i], i == 0, feats)
+        elif kind == BID:
+            bid_features(view, cands[i], i == 0, feats)
         else:
             declare_features(view, cands[i], i == 0, feats)
         score = 0.0
@@ -213,7 +225,7 @@ def learned_declare(view, params, rng, scratch, out):
                                view[V_META, M_DECL_KIND], sl.standing_count(view), view[V_META, M_DECL_CARD], rank,
                                view[V_RULES], cands, 1, MAX_DECLARATIONS)
     unused = stack_array(1)  # a declaration reads no burial situation
-    best = _best_row(view, params, scratch[SCRATCH - N_DECLARE_FEATURES:SCRATCH], cands, ncand, False, unused)
+    best = _best_row(view, params, scratch[SCRATCH - N_DECLARE_FEATURES:SCRATCH], cands, ncand, DECLARE, unused)
     if best == 0:
         return n
     if cands[best, ANS_KIND] == 0:
@@ -237,7 +249,28 @@ def learned_discard(view, params, rng, scratch, out):
     ncand = burial_candidates(view[V_HAND], sl.trump_table(view), cands, 1, MAX_SCORED)
     sit = stack_array(BURIAL_SITUATION_CELLS)
     burial_situation(view, sit)
-    best = _best_row(view, params, scratch[SCRATCH - N_BURIAL_FEATURES:SCRATCH], cands, ncand, True, sit)
+    best = _best_row(view, params, scratch[SCRATCH - N_BURIAL_FEATURES:SCRATCH], cands, ncand, DISCARD, sit)
     for c in range(CARDS):
         out[c] = cands[best, c]
     return n
+
+
+@strategy("bid", "learned", params=BID_WEIGHTS, ranges=BID_RANGES)
+def learned_bid(view, params, rng, scratch, out):
+    """The expert's bid, card shown or suit named, or another the search would try, as the model scores them.
+
+    Idea: as the learned lead, on the auction's steps (the bid, the show, the trump).
+    """
+    n = strength_answer(view, out, EXPERT_PER_TRUMP, EXPERT_BID_BASE)
+    step = view[V_META, M_BID_STEP]
+    cands = rows_in(stack_array(BID_CELLS), 0, MAX_BIDS, CARDS)
+    for c in range(CARDS):  # the base answer as kernels.search._bid_row writes it
+        cands[0, c] = out[c] if step == BID_STEP_SHOW or c == 0 else 0
+    ncand = bid_candidates(view[V_HAND], step, cands, 1, MAX_BIDS)
+    unused = stack_array(1)  # an auction step reads no burial situation
+    best = _best_row(view, params, scratch[SCRATCH - N_BID_FEATURES:SCRATCH], cands, ncand, BID, unused)
+    if best == 0:
+        return n
+    for c in range(CARDS):
+        out[c] = cands[best, c]
+    return 1

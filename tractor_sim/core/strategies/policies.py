@@ -19,7 +19,8 @@ policy(
     description="fights for the declaration, buries points when strong, safe throws, tracks voids to ruff and feed",
 )
 policy(
-    "learned", declare="learned", discard="learned", lead="learned", follow="learned", model="learned-4x2.json",
-    description="declarations, burials, leads and follows scored by the model learned-4x2.json (weights distilled "
-                "from the search; the strategies' own defaults, all 0, play as expert; bids and calls as expert's)",
+    "learned", declare="learned", discard="learned", lead="learned", follow="learned", bid="learned",
+    model="learned-4x2.json",
+    description="declarations, burials, leads, follows and bids scored by the model learned-4x2.json (weights "
+                "distilled from the search; the strategies' own defaults, all 0, play as expert; calls as expert's)",
 )
