@@ -127,7 +127,7 @@ def play_round(cfg: Config, r: int, advance=None) -> np.ndarray:
 
 def _rows(cfg: Config, r: int, deals: int, teacher: dict, seed: int, rules: dict, advance=None) -> list:
     """The non-empty training row blocks of round ``r``'s ``deals`` deals (ids r x deals ..), chunk by chunk."""
-    game = Game.of((4, 2, "tractor"))
+    game = Game.of((4, 2, "tractor"), rules)
     parts = []
     for first in range(r * deals, (r + 1) * deals, cfg.chunk):
         count = min(cfg.chunk, (r + 1) * deals - first)
