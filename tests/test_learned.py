@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from tractor_sim.cli import main
+from tractor_sim.core import bid_features as A
 from tractor_sim.core import burial_features as B
 from tractor_sim.core import declare_features as E
 from tractor_sim.core import features as F
@@ -23,13 +24,16 @@ from tractor_sim.runs import train as T
 N = len(F.NAMES)
 ND = len(E.DECLARE_NAMES)
 NB = len(B.BURIAL_NAMES)
+NA = len(A.BID_NAMES)
+AUCTION = {"declaring": "auction"}
 
 
-def _model(path, lead=None, follow=None, declare=None, discard=None, **changes):
+def _model(path, lead=None, follow=None, declare=None, discard=None, bid=None, **changes):
     learned.write(path, {"lead": lead if lead is not None else [0.0] * N,
                          "follow": follow if follow is not None else [0.0] * N,
                          "declare": declare if declare is not None else [0.0] * ND,
-                         "discard": discard if discard is not None else [0.0] * NB}, {"seed": 0})
+                         "discard": discard if discard is not None else [0.0] * NB,
+                         "bid": bid if bid is not None else [0.0] * NA}, {"seed": 0})
     if changes:
         data = json.loads(Path(path).read_text())
         data.update(changes)
@@ -41,10 +45,10 @@ def _counts(play):
     return np.asarray(K.to_counts(K.parse_cards(play)), dtype=np.int64)
 
 
-def _decisions(decision, seed, deals):
+def _decisions(decision, seed, deals, rules=None):
     """(state, seat, view) at every ``decision`` of ``deals`` deals played by expert, in order."""
     for deal in range(deals):
-        state = State.new(seed=seed, deal_id=deal)
+        state = State.new(seed=seed, deal_id=deal, rules=rules)
         while not state.over:
             turn = state.to_act()
             if turn.decision == decision:
@@ -138,7 +142,7 @@ def test_a_version_1_model_still_plays_with_the_experts_declaration_and_burial(t
                                "features": list(F.NAMES), "weights": {"lead": lead, "follow": [0.0] * N},
                                "training": {"seed": 1}}))
     w = learned.load(str(old))
-    assert set(w) == {"declare", "discard", "lead", "follow"} and w["lead"]["trumps"] == 0.5
+    assert set(w) == {"declare", "discard", "lead", "follow", "bid"} and w["lead"]["trumps"] == 0.5
     assert not any(w["declare"].values()) and not any(w["discard"].values())
     new = _model(tmp_path / "v2.json", lead=lead)
     a, _ = runner.simulate([({"policy": "learned", "model": str(old), "name": "m"}, "basic")], n=20, seed=6,
@@ -148,6 +152,97 @@ def test_a_version_1_model_still_plays_with_the_experts_declaration_and_burial(t
     old.write_text(old.read_text().replace('"follow"', '"declare"'))
     with pytest.raises(learned.ModelError, match="'weights' must hold a list for each of lead, follow"):
         learned.load(str(old))
+
+
+def test_a_version_2_model_still_plays_with_the_experts_bid(tmp_path):
+    """A model file without bid weights (version 2, before the bid was learned) loads with bid weights 0 and
+    plays the expert's bids under the auction, as the same weights in a version 3 file."""
+    lead = [0.0] * N
+    lead[F.NAMES.index("trumps")] = 0.5
+    new = _model(tmp_path / "v3.json", lead=lead)
+    data = json.loads(Path(new).read_text())
+    data["version"] = 2
+    del data["features"]["bid"], data["weights"]["bid"]
+    old = tmp_path / "v2.json"
+    old.write_text(json.dumps(data))
+    w = learned.load(str(old))
+    assert w["lead"]["trumps"] == 0.5 and set(w["bid"]) == set(A.BID_NAMES) and not any(w["bid"].values())
+    a, _ = runner.simulate([({"policy": "learned", "model": str(old), "name": "m"}, "basic")], n=20, seed=6,
+                           chunk_size=20, rules=AUCTION)
+    b, _ = runner.simulate([({"policy": "learned", "model": new, "name": "m"}, "basic")], n=20, seed=6, chunk_size=20,
+                           rules=AUCTION)
+    assert a.equals(b)
+
+
+def test_all_bid_weights_zero_bids_as_the_expert_exactly(tmp_path):
+    """Under the auction the expert's answer is the first candidate of every step and ties keep it: every
+    column of every deal agrees, the bids included."""
+    zero = _model(tmp_path / "zero.json")
+    a, _ = runner.simulate([({"policy": "learned", "model": zero, "name": "z"}, "basic")], n=40, seed=4,
+                           chunk_size=40, rules=AUCTION)
+    b, _ = runner.simulate([("expert", "basic")], n=40, seed=4, chunk_size=40, rules=AUCTION)
+    cols = [c for c in a.columns if c not in ("policy0", "policy1", "matchup")]
+    a, b = (d.sort_values(["half", "deal_id"]).reset_index(drop=True) for d in (a, b))
+    assert "bid0" in cols and (a[cols].to_numpy() == b[cols].to_numpy()).all()
+
+
+def test_bid_weights_change_the_bids_and_stay_legal(tmp_path):
+    """A model that prizes a high bid bids MAX_BID at every ask; one that prizes the highest card shown and
+    the longest trump suit answers the show and the trump legally; the engine accepts them in whole deals."""
+    w = [0.0] * NA
+    w[A.BID_NAMES.index("bid")] = 5.0
+    w[A.BID_NAMES.index("show_high")] = 1.0
+    w[A.BID_NAMES.index("suit_trumps")] = 1.0
+    high = {"policy": "learned", "model": _model(tmp_path / "high.json", bid=w), "name": "h"}
+    steps = set()
+    for state, _, _ in _decisions("bid", 4, 6, AUCTION):
+        turn = state.to_act()
+        answer = state.answer_of(high)
+        assert state.is_legal(answer), (turn.step, answer)
+        steps.add(turn.step)
+        if turn.step == "bid":
+            assert answer == V.MAX_BID
+    assert steps == {"bid", "show", "trump"}
+    deals, _ = runner.simulate([(high, "expert")], n=20, seed=4, chunk_size=20, rules=AUCTION)
+    assert len(deals) == 40 and (deals.loc[deals["policy0"] == "h", "bid0"] == V.MAX_BID).all()
+
+
+def test_the_bid_features_say_what_each_answer_does():
+    """At the auction's steps of a few deals: a bid's level and pass flag are the bid's, whether it wins is the
+    engine's rule (higher, a tie the dealer's pair); a shown card's height is its key; a suit's trumps are the
+    jokers, the trump rank and the suit."""
+    from tractor_sim.core.kernels.declare import show_key
+
+    checked = set()
+    for state, me, view in _decisions("bid", 7, 4, AUCTION):
+        step = view[V.V_META, V.M_BID_STEP]
+        out = np.zeros(NA)
+        for cand in range(0, 201, 5) if step == V.BID_STEP_BID else range(54) if step == V.BID_STEP_SHOW \
+                else range(4):
+            row = np.zeros(54, dtype=np.int64)
+            if step == V.BID_STEP_SHOW:
+                if not view[V.V_HAND, cand]:
+                    continue
+                row[cand] = 1
+            else:
+                row[0] = cand
+            A.bid_features(view, row, False, out)
+            if step == V.BID_STEP_BID:
+                assert out[A.A_BID] == cand / V.MAX_BID and out[A.A_PASS] == (cand == 0)
+                other = view[V.V_META, V.M_BID0 + 1 - me % 2]
+                if other >= 0:
+                    dealer = view[V.V_META, V.M_DEALER] % 2 == me % 2
+                    assert out[A.A_BID_WINS] == (cand > other or (cand == other and dealer))
+            elif step == V.BID_STEP_SHOW:
+                assert out[A.A_SHOW_HIGH] == show_key(cand) / 14
+            else:
+                rank = view[V.V_META, V.M_TRUMP_RANK]
+                hand = view[V.V_HAND]
+                n = hand[52:].sum() + sum(hand[c] for c in range(52) if c % 13 == rank or c // 13 == cand)
+                assert out[A.A_SUIT_TRUMPS] == pytest.approx(n / hand.sum())
+            assert not out[A.A_BASE]
+            checked.add(int(step))
+    assert checked == {V.BID_STEP_BID, V.BID_STEP_SHOW, V.BID_STEP_TRUMP}
 
 
 def _trumps_if(hand, suit, rank):
@@ -281,17 +376,22 @@ def test_the_learned_plays_are_pinned(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"version": 99}, "model version 99; this build reads versions 1, 2"),
+    ({"version": 99}, "model version 99; this build reads versions 1, 2, 3"),
+    ({"version": 4}, "model version 4; this build reads versions 1, 2, 3"),
     ({"format": "other"}, "not a tractor-sim model file"),
     ({"game": [6, 3, "tractor"]}, "a model of the game [6, 3, 'tractor'], not of this game [4, 2, 'tractor']"),
-    ({"features": ["base"]}, "'features' must hold a list for each of declare, discard, lead, follow"),
+    ({"features": ["base"]}, "'features' must hold a list for each of declare, discard, lead, follow, bid"),
     ({"features": {"declare": ["base"], "discard": list(B.BURIAL_NAMES), "lead": list(F.NAMES),
-                   "follow": list(F.NAMES)}}, "its declare features ['base'] are not this build's"),
-    ({"weights": {"lead": []}}, "'weights' must hold a list for each of declare, discard, lead, follow"),
-    ({"weights": {"declare": [0.0] * ND, "discard": [0.0] * NB, "lead": [0.0] * N, "follow": [float("nan")] * N}},
-     "field 'weights'['follow'][0] of the model file is NaN"),
-    ({"weights": {"declare": [0.0] * ND, "discard": ["x"] * NB, "lead": [0.0] * N, "follow": [0.0] * N}},
-     "weights.discard must be"),
+                   "follow": list(F.NAMES), "bid": list(A.BID_NAMES)}}, "its declare features ['base'] are not"),
+    ({"features": {"declare": list(E.DECLARE_NAMES), "discard": list(B.BURIAL_NAMES), "lead": list(F.NAMES),
+                   "follow": list(F.NAMES), "bid": ["base"]}}, "its bid features ['base'] are not this build's"),
+    ({"weights": {"lead": []}}, "'weights' must hold a list for each of declare, discard, lead, follow, bid"),
+    ({"weights": {"declare": [0.0] * ND, "discard": [0.0] * NB, "lead": [0.0] * N, "follow": [float("nan")] * N,
+                  "bid": [0.0] * NA}}, "field 'weights'['follow'][0] of the model file is NaN"),
+    ({"weights": {"declare": [0.0] * ND, "discard": ["x"] * NB, "lead": [0.0] * N, "follow": [0.0] * N,
+                  "bid": [0.0] * NA}}, "weights.discard must be"),
+    ({"weights": {"declare": [0.0] * ND, "discard": [0.0] * NB, "lead": [0.0] * N, "follow": [0.0] * N,
+                  "bid": [0.0] * (NA - 1)}}, "weights.bid must be"),
     ({"version": 1}, "its features {'declare': ["),  # a version 1 file has one list, the plays' features
 ])
 def test_a_model_file_of_another_kind_is_refused_by_name(tmp_path, change, message):
@@ -386,6 +486,30 @@ def test_the_training_rows_value_the_teachers_candidates(tmp_path):
         mine = rows[rows[:, SPL.TR_DECISION] == code]
         assert not mine[:, SPL.TR_FEATURES + width:].any() and mine[:, SPL.TR_FEATURES + 1:SPL.TR_FEATURES + width].any()
     assert np.abs(rows[:, SPL.TR_GAIN]).max() <= 2 * 6  # a level change is at most 6 per side
+
+
+def test_the_auction_deals_add_bid_rows_only(tmp_path):
+    """With auction_deals the round's rows are the standard deals' (the same rows) and then bid rows, each
+    bid decision's base answer first (gain 0, its base feature 1), the bid features only."""
+    plain = T.load(_tiny(tmp_path))
+    f = _tiny(tmp_path, "a.toml")
+    f.write_text(f.read_text() + "auction_deals = 2\n")
+    cfg = T.load(f)
+    assert cfg.fingerprint() != plain.fingerprint()
+    rows = T.play_round(cfg, 0)
+    SPL, _ = T._columns()
+    before = T.play_round(plain, 0)
+    assert (rows[:len(before)] == before).all()
+    bids = rows[len(before):]
+    assert len(bids) and (bids[:, SPL.TR_DECISION] == V.BID).all()
+    first = bids[:, SPL.TR_CANDIDATE] == 0
+    assert first[0] and (bids[first, SPL.TR_GAIN] == 0).all()
+    assert (bids[first, SPL.TR_FEATURES + A.A_BASE] == 1).all() and not bids[~first, SPL.TR_FEATURES + A.A_BASE].any()
+    assert not bids[:, SPL.TR_FEATURES + NA:].any()
+    weights = T.fit(rows, cfg.ridge)
+    for d in ("declare", "discard", "lead", "follow"):
+        assert (weights[d] == T.fit(before, cfg.ridge)[d]).all()
+    assert weights["bid"].any()
 
 
 def test_training_rows_that_outgrow_their_buffer_are_named(tmp_path):

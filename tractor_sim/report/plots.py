@@ -249,13 +249,13 @@ def plot_training(log: pd.DataFrame, path) -> Path:
     fig = _figure(7.0, 5.0)
     x = log["round"].to_numpy() + 1
     ax = fig.add_subplot(2, 1, 1)
-    for i, name in enumerate(("declare", "discard", "lead", "follow")):
+    for i, name in enumerate(("declare", "discard", "lead", "follow", "bid")):
         for kind, style in (("heldout", "-o"), ("train", "--")):
             col = f"{kind}_{name}_mse"
             if col in log:
                 ax.plot(x, log[col], style, color=f"C{i}",
                         label=f"{name}, {'held-out' if kind == 'heldout' else 'in-sample'}")
-    ax.set_yscale("log")  # the four decisions' losses are of different sizes
+    ax.set_yscale("log")  # the decisions' losses are of different sizes
     ax.set_ylabel("loss (mean squared\nerror, levels²)")
     ax.legend(fontsize="x-small", ncol=2)
     ax = fig.add_subplot(2, 1, 2, sharex=ax)
