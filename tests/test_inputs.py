@@ -33,10 +33,11 @@ from tractor_sim.play import search as SE
 from tractor_sim.play.game import State, StateError
 from tractor_sim.rules import files
 from tractor_sim.rules import sizes as Z
-from tractor_sim.rules.fields import Choice, Flag, Shape, Text, Whole, shown
+from tractor_sim.rules.fields import Choice, Flag, Real, Shape, Text, Whole, shown
 from tractor_sim.rules.options import CHOICES, WHOLE, Rules, RulesError
 from tractor_sim.runs import analyze as AN
 from tractor_sim.runs import experiment as X
+from tractor_sim.runs import train as TR
 
 S.load_builtins()
 EXAMPLES = settings.default.max_examples  # 100 in the default profile, 1,000 in the slow one (conftest.py)
@@ -192,6 +193,36 @@ def test_experiment_tables_generated(data):
     for key, field in X.NUMBERS.items():
         assert field.low <= getattr(exp, key) <= field.high
     assert X.dir_name(exp.name) not in ("", ".", "..") and "/" not in X.dir_name(exp.name)
+
+
+@SOME
+@given(st.data())
+def test_training_tables_generated(data):
+    """A [train] table (tractor-sim train) with fields drawn from their declarations (runs.train.FIELDS):
+    the settings as written (a field left out: its default), or one line naming a field outside its
+    declaration."""
+    _count("training TOML")
+    table, wrong = {}, []
+    for key, field in TR.FIELDS.items():
+        if data.draw(st.booleans()):
+            if isinstance(field, Real):
+                table[key] = data.draw(real_values(field.low, field.high))
+                ok = type(table[key]) in (bool, int, float) and field.low <= table[key] <= field.high  # a switch: 0/1
+            else:
+                table[key] = data.draw(declared(field))
+                ok = allowed(field, table[key])
+            if not ok:
+                wrong.append(key)
+    try:
+        cfg = TR.from_dict({"name": "t", "train": table}, "gen.toml")
+    except TR.TrainError as e:
+        one_line(e, "gen.toml")
+        names_one_of(str(e), wrong)
+        assert wrong, str(e)
+        return
+    assert not wrong, (table, wrong)
+    for key in TR.FIELDS:
+        assert getattr(cfg, key) == table.get(key, TR.DEFAULTS[key])
 
 
 @FEW

@@ -95,7 +95,11 @@ class Config:
 
 def load(path) -> Config:
     """The training file (docs/learned.md), every field checked; TrainError naming the first bad one."""
-    data = files.read_toml(path, "training file", TrainError)
+    return from_dict(files.read_toml(path, "training file", TrainError), path)
+
+
+def from_dict(data: dict, path) -> Config:
+    """A training file's table (as read from ``path``), every field checked; TrainError naming the first bad one."""
     where = f"{path}: "
     for key in data:
         if key not in TOP:
