@@ -55,20 +55,38 @@ def interval(per_deal: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def landlord_gain(deals, team: int) -> np.ndarray:
+    """Finding Friends: the landlord's own level gain, + when ``team``'s policy (seat % 2) holds his
+    seat, - when the other's does.  A deal's two halves share the landlord's seat, so their sum is
+    what the landlord gains playing A rather than B: the search's own objective (kernels.search)."""
+    starter = np.asarray(deals["starter"], np.int64)
+    after = np.stack([np.asarray(deals[f"level{s}_after"], np.int64) for s in range(LANDLORD_SEATS)], axis=1)
+    before = np.stack([np.asarray(deals[f"level{s}_before"], np.int64) for s in range(LANDLORD_SEATS)], axis=1)
+    rows = np.arange(len(starter))
+    gain = after[rows, starter] - before[rows, starter]
+    return np.where(starter % 2 == team, gain, -gain)
+
+
+LANDLORD_SEATS = 0  # set by main: the players of a Finding Friends game (0: a tractor game)
+
+
 def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False, rules=None,
                  out=None, chunk_size: int = 25) -> tuple[float, float, float, float]:
     """(mean levels per deal of a over b, low, high, seconds) on duplicate deals (``out``: a CSV file for
-    the per-deal observations)."""
+    the per-deal observations).  In Finding Friends the landlord's own gain, A minus B, is printed too."""
     t0 = time.perf_counter()
     specs = E.plan_chunks([(a, b)], n=deals, seed=seed, chunk_size=chunk_size, game=game, rules=rules)
     specs.sort(key=lambda s: (s.first_id, s.half))  # both halves of a chunk's deals together: a running estimate
     per_deal = np.zeros(deals)
+    landlord = np.zeros(deals)
     halves = np.zeros(deals, dtype=np.int64)
     for spec in specs:
         r = E.run_chunk(spec)
         team_of_a = 0 if r.spec.half == 0 else 1
         ids = r.deals["deal_id"].astype(np.int64)
         np.add.at(per_deal, ids, levels_for_team(r.deals, team_of_a))
+        if LANDLORD_SEATS:
+            np.add.at(landlord, ids, landlord_gain(r.deals, team_of_a))
         np.add.at(halves, ids, 1)
         done = halves == 2
         if out and r.spec.half == 1:  # the pairs done so far: a run cut short keeps its data
@@ -79,6 +97,9 @@ def head_to_head(a, b, deals: int, seed: int, game, progress: bool = False, rule
                   f"({time.perf_counter() - t0:.0f} s)", flush=True)
     seconds = time.perf_counter() - t0
     mean, low, high = interval(per_deal / 2)  # per deal played
+    if LANDLORD_SEATS:
+        m, lo, hi = interval(landlord)
+        print(f"  the landlord's own gain, A minus B: {m:+.4f} [{lo:+.4f}, {hi:+.4f}] levels per deal", flush=True)
     if out:
         _write_pairs(out, per_deal, halves == 2)
     return mean, low, high, seconds
@@ -160,6 +181,8 @@ def main():
     args = ap.parse_args()
     players, decks = args.game.rstrip("f").split(":")
     friends = args.game.endswith("f")
+    global LANDLORD_SEATS
+    LANDLORD_SEATS = int(players) if friends else 0
     game = {"players": int(players), "decks": int(decks), "teams": "friends" if friends else "tractor"}
     rules = json.loads(args.rules)
     auction = rules.get("declaring") == "auction"
