@@ -453,12 +453,14 @@ def _tiny(tmp_path, name="t.toml", rounds=2):
 
 
 def test_training_is_reproducible_and_resumes(tmp_path):
-    """Two trainings of one file give the same model bytes; a training stopped after its first round and
-    run again gives them too; the report and the figure are written."""
-    cfg = T.load(_tiny(tmp_path))
+    """Two trainings of one file (bids from auction deals included) give the same model bytes; a training
+    stopped after its first round and run again gives them too; the report and the figure are written."""
+    f = _tiny(tmp_path)
+    f.write_text(f.read_text() + "auction_deals = 1\n")
+    cfg = T.load(f)
     a = T.run(cfg, tmp_path / "a", "test", say=lambda s: None)
     b = T.run(cfg, tmp_path / "b", "test", say=lambda s: None)
-    assert a.read_bytes() == b.read_bytes()
+    assert a.read_bytes() == b.read_bytes() and any(json.loads(a.read_text())["weights"]["bid"])
     log = (tmp_path / "b" / "rounds.csv").read_text().splitlines()
     (tmp_path / "b" / "rounds.csv").write_text("\n".join(log[:2]) + "\n")  # as if stopped after round 1
     (tmp_path / "b" / "data" / "round-001.npz").unlink()
