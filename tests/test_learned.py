@@ -443,6 +443,9 @@ def test_a_context_names_another_burial_and_the_model_weighs_the_rest():
     params = pol.param_dict()
     assert params["follow.wins"] == learned.load("learned-4x2.json")["follow"]["wins"]
     assert not any(k.startswith("discard.") for k in params)
+    assert S.resolve_policy("learned").param_dict()["bid.bid_wins"] == learned.load("learned-4x2.json")["bid"][
+        "bid_wins"] != 0.0  # the shipped model's bid weights go to the learned bid
+    assert not any(k.startswith("bid.") for k in S.resolve_policy({"policy": "learned", "bid": "max"}).param_dict())
 
 
 def _tiny(tmp_path, name="t.toml", rounds=2):
