@@ -24,12 +24,14 @@ from hypothesis import strategies as st
 
 from tractor_sim import simulate
 from tractor_sim.cli import main
+from tractor_sim.play import sandbox
 from tractor_sim.runs.engine import SimulationError
 
 EXAMPLES = settings.default.max_examples  # 100 by default, 1,000 under HYPOTHESIS_PROFILE=slow (conftest.py)
 SLOW = os.environ.get("HYPOTHESIS_PROFILE") == "slow"
 CHUNKS = [1, 7, 50] + ([400] if SLOW else [])  # in this process, one after the other
 WORKERS = [1, 2] if SLOW else [1]  # through the command line, chunks of 50 in worker processes
+LOOP_TIMEOUT = 20  # seconds: a module that loops is stopped by the run's chunk limit
 DEALS = 400 if SLOW else 50
 NUMBERS = itertools.count()
 BASES = {"follow": "smart", "lead": "top_cards"}
@@ -124,12 +126,15 @@ def _in_process(module, name, decision, chunk):
     return deals.sort_values(["matchup", "half", "deal_id"]).reset_index(drop=True)
 
 
-def _one(folder, module, name, decision, chunk, workers):
+def _one(folder, module, name, decision, chunk, workers, timeout):
+    """The run through the command line: (exit code, its one error line) or (0, the deals).  ``timeout``
+    is short only for a module that loops: a worker's first chunk compiles the kernels with the plug-in,
+    which on a loaded machine can take longer than a short limit (a timeout there is not the module's fault)."""
     exp = folder / f"e{chunk}-{workers}.toml"
     exp.write_text(_experiment(folder, module, name, decision, chunk))
     out = folder / f"run{chunk}-{workers}"
     r = CliRunner().invoke(main, ["run", str(exp), "--out", str(out), "--quiet", "--workers", str(workers),
-                                  "--chunk-timeout", "20"], catch_exceptions=False)
+                                  "--chunk-timeout", str(timeout)], catch_exceptions=False)
     text = r.output
     assert "Traceback" not in text and "internal error" not in text, text
     assert r.exit_code in (0, 1, 2), (r.exit_code, text)
@@ -149,7 +154,8 @@ def test_generated_plugins_are_refused_by_name_or_play_alike_at_any_chunking(tmp
     folder = tmp_path_factory.mktemp("plugin")
     path = folder / f"{name}.py"
     path.write_text(src)
-    outcomes = [_one(folder, path, name, decision, 50, workers) for workers in WORKERS]
+    timeout = LOOP_TIMEOUT if mistake == "loop" else sandbox.DEFAULT_CHUNK_TIMEOUT
+    outcomes = [_one(folder, path, name, decision, 50, workers, timeout) for workers in WORKERS]
     codes = {code for code, _ in outcomes}
     assert len(codes) == 1, (mistake, [o if c else 0 for c, o in outcomes])
     code = codes.pop()
