@@ -150,12 +150,13 @@ def test_completing_a_table():
     # a search context searches what the table leaves to it: never the studied decision
     assert CTX.complete({"discard": "void", "name": "v"}, "search:expert:8") == {
         "policy": "search", "base": {"policy": "expert", "discard": "void", "name": "v"}, "worlds": 8, "name": "v",
-        "decisions": ["declare", "lead", "follow"]}
+        "decisions": ["declare", "lead", "follow", "bid", "call"]}
     assert CTX.complete({"lead": "pairs_first"}, {"policy": "search", "base": "basic", "worlds": 4})["decisions"] == [
-        "declare", "discard", "follow"]
+        "declare", "discard", "follow", "bid", "call"]
     assert CTX.complete({"lead": "pairs_first"}, "search:basic:4[lead,follow]")["decisions"] == ["follow"]
     with pytest.raises(CTX.ContextError, match="names every decision"):
-        CTX.complete({"declare": "eager", "discard": "void", "lead": "pairs_first", "follow": "random"},
+        CTX.complete({"declare": "eager", "discard": "void", "lead": "pairs_first", "follow": "random",
+                      "bid": "strength", "call": "ace"},
                      {"policy": "search", "base": "basic", "worlds": 4}, "matchup[0].a")
 
 
@@ -165,7 +166,7 @@ def test_completing_a_table():
     ('contexts = ["basic", "basic"]', "distinct names; repeated: basic"),
     ('contexts = [{discard = "void"}]', "must be a full policy"),
     ('contexts = ["search:expert:4"]\n[[matchup]]\na = {declare = "eager", discard = "void", lead = "pairs_first", '
-     'follow = "random"}\n'
+     'follow = "random", bid = "strength", call = "ace"}\n'
      'b = {lead = "top_cards"}', "matchup[0].a names every decision"),
     ('contexts = ["basic", "nosuch"]', "in context 'nosuch'"),
     ('contexts = ["search:expert:4:x"]', "bad.toml: contexts[0]: policy 'search:expert:4:x': field 'rollouts'"),

@@ -242,13 +242,12 @@ def _read_columns(path: Path, columns: list[str]) -> pd.DataFrame:
             raise ValueError(f"{path}: no column {', '.join(missing)}: not a deals table of this version")
         return pd.DataFrame({c: f.read(columns=[c], use_threads=False).column(0).to_pandas() for c in columns},
                             copy=False)
-    except ValueError as e:
-        if str(e).startswith(str(path)):
+    except Exception as e:  # noqa: BLE001 - pyarrow's errors for a damaged file are of many classes
+        # (OSError, ArrowInvalid, a bare ArrowException for a damaged string: files.read_parquet likewise)
+        if isinstance(e, ValueError) and str(e).startswith(str(path)):
             raise
         raise ValueError(f"{path}: not a readable deals table (truncated or damaged Parquet: "
                          f"{(str(e).strip().splitlines() or [type(e).__name__])[0][:200]})") from None
-    except OSError as e:
-        raise ValueError(f"{path}: not a readable deals table (truncated or damaged Parquet: {e})") from None
 
 
 def build_report(run_dir) -> tuple[Path, Path]:
