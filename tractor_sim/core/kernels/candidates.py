@@ -43,7 +43,7 @@ card through its candidates.
 from numba import njit
 
 from . import combos as C
-from .declare import ANS_CARD, ANS_COUNT, ANS_KIND, can_declare, can_declare_count, kind_of, show_key
+from .declare import ANS_CARD, ANS_COUNT, ANS_KIND, BID_UNIT, can_declare, can_declare_count, kind_of, show_key
 from .order import META_NCARDS, MAX_POS, TRUMP, TT_EFF, TT_POS, TT_SUIT, TT_META
 from .scoring import POINTS
 from .dims import BJ, CALLS, CARDS, DECKS, EFF_SUITS, KITTY, PAIR, RANKS, RJ, SEATS, SUITS
@@ -51,7 +51,6 @@ from .unowned import stack_array
 from .view import BID_STEP_BID, BID_STEP_SHOW, MAX_BID, V_BURIED, V_HAND, V_PLAYED
 
 MAX_CANDIDATES = 128  # rows of a candidate list, at most (a call's neighbours: 96 at 5 players, two decks)
-BID_STEP = 5  # bids are multiples of 5 points (declare.valid_bid)
 KEEP_RADIX = MAX_POS + 1  # keep_value's digits: points, then trump or not, then position (each below it)
 MAX_TRIED = 20_000  # follows: multisets tried before the enumeration stops
 NO_CLASS = -1
@@ -508,6 +507,14 @@ def declare_candidates(hand, seat, cur_seat, cur_kind, cur_count, cur_card, rank
 
 
 @njit(cache=True)
+def bid_row(row, step):
+    """A bid strategy's answer as a candidate row: a bid or a suit in row[0] only (the rest of the
+    answer buffer is not read by the rules), a card shown as its counts."""
+    if step != BID_STEP_SHOW:
+        row[1:] = 0
+
+
+@njit(cache=True)
 def bid_candidates(hand, step, cands, n, max_out):
     """An auction step's candidates after the base policy's answer in cands[0] (kernels.view, "bid":
     a bid or a suit in out[0], or the counts of the card shown; kernels.search normalises the row):
@@ -520,7 +527,7 @@ def bid_candidates(hand, step, cands, n, max_out):
     if step == BID_STEP_BID:
         n = _add(cands, n, play, max_out)  # the pass: nothing bid
         base = cands[0, 0]
-        for d in range(BID_STEP, MAX_BID + 1, BID_STEP):
+        for d in range(BID_UNIT, MAX_BID + 1, BID_UNIT):
             for bid in (base - d, base + d):
                 if 0 <= bid <= MAX_BID:
                     play[0] = bid

@@ -174,10 +174,13 @@ def kitty_flip_suit(kitty, nkitty, rank):
     return best // RANKS if best >= 0 else TRUMP
 
 
+BID_UNIT = 5  # auction bids are multiples of this many points
+
+
 @njit(cache=True)
 def valid_bid(bid):
-    """An auction bid: a multiple of 5 points from 0 to MAX_BID."""
-    return 0 <= bid <= MAX_BID and bid % 5 == 0
+    """An auction bid: a multiple of BID_UNIT points from 0 to MAX_BID."""
+    return 0 <= bid <= MAX_BID and bid % BID_UNIT == 0
 
 
 @njit(cache=True)

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from .candidates import (
-    bid_candidates, burial_candidates, call_candidates, declare_candidates, follow_candidates, lead_candidates,
+    bid_candidates, bid_row, burial_candidates, call_candidates, declare_candidates, follow_candidates, lead_candidates,
 )
 from .deal import _restore, play_from
 from .layout import Layout
@@ -179,7 +179,7 @@ def list_candidates(st, ws, rules, seat, decision, max_cand, cands):
     limit = min(max_cand, cands.shape[0])
     if decision == BID:
         step = bid_step(st)
-        _bid_row(cands[0], step)
+        bid_row(cands[0], step)
         return bid_candidates(hand, step, cands, 1, limit)
     if decision == CALL:
         return call_candidates(st[S_RANK], cands, 1, limit)
@@ -205,14 +205,6 @@ def bid_step(st):
     if i < TEAMS + SEATS:
         return BID_STEP_SHOW
     return BID_STEP_TRUMP
-
-
-@njit(cache=True)
-def _bid_row(row, step):
-    """A bid strategy's answer as a candidate row: a bid or a suit in row[0] only (the rest of the
-    buffer is not read by the rules), a card shown as its counts."""
-    if step != BID_STEP_SHOW:
-        row[1:] = 0
 
 
 @njit(cache=True)

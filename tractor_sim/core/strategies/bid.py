@@ -13,6 +13,7 @@ from numba import njit
 
 from .. import lib as sl
 from ..kernels.rng import randint
+from ..kernels.declare import BID_UNIT
 from ..kernels.dims import CARDS, SUITS
 from ..kernels.view import BID_STEP_BID, BID_STEP_SHOW, M_BID_STEP, M_TRUMP_RANK, MAX_BID, V_HAND, V_META
 from ..registry import MAX_CARDS, MAX_POINTS, SWITCH, slots, strategy  # noqa: F401 - the ranges
@@ -43,7 +44,7 @@ def strength_answer(view, out, per_trump, base):
     if step == BID_STEP_BID:
         _suit, st = sl.best_trump_suit(view, sl.my_level(view))
         bid = int(per_trump * (st - base))
-        out[0] = max(0, min(MAX_BID, bid - bid % 5))
+        out[0] = max(0, min(MAX_BID, bid - bid % BID_UNIT))
         return 1
     return _show_or_name(view, out, step)
 

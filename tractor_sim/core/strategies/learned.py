@@ -23,7 +23,7 @@ from ..burial_features import (
 from ..bid_features import BID_NAMES, N_BID_FEATURES, bid_features
 from ..declare_features import DECLARE_NAMES, N_DECLARE_FEATURES, declare_features
 from ..kernels.candidates import (
-    JOKER_KINDS, bid_candidates, burial_candidates, declare_candidates, follow_candidates, lead_candidates,
+    JOKER_KINDS, bid_candidates, bid_row, burial_candidates, declare_candidates, follow_candidates, lead_candidates,
 )
 from ..kernels.combos import UNIT_FIELDS
 from ..kernels.deal import SCRATCH
@@ -32,7 +32,7 @@ from ..kernels.dims import CARDS, DECKS, PAIR, SUITS
 from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features_of, situation
 from ..kernels.unowned import rows_in, stack_array
 from ..kernels.view import (
-    BID, BID_STEP_SHOW, DECLARE, DISCARD, M_BID_STEP, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N,
+    BID, DECLARE, DISCARD, M_BID_STEP, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N,
     M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_SEAT, M_TRUMP_RANK, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK,
 )
 from ..registry import strategy
@@ -264,8 +264,9 @@ def learned_bid(view, params, rng, scratch, out):
     n = strength_answer(view, out, EXPERT_PER_TRUMP, EXPERT_BID_BASE)
     step = view[V_META, M_BID_STEP]
     cands = rows_in(stack_array(BID_CELLS), 0, MAX_BIDS, CARDS)
-    for c in range(CARDS):  # the base answer as kernels.search._bid_row writes it
-        cands[0, c] = out[c] if step == BID_STEP_SHOW or c == 0 else 0
+    for c in range(CARDS):
+        cands[0, c] = out[c]
+    bid_row(cands[0], step)
     ncand = bid_candidates(view[V_HAND], step, cands, 1, MAX_BIDS)
     unused = stack_array(1)  # an auction step reads no burial situation
     best = _best_row(view, params, scratch[SCRATCH - N_BID_FEATURES:SCRATCH], cands, ncand, BID, unused)
