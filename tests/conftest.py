@@ -5,12 +5,12 @@ Most of a cold suite's time is numba compiling a kernel set once: the
 (tractor_sim.play.packages), the search.  Workers share what is compiled
 through numba's disk cache and the shared size packages (written under a
 lock), but two workers that start the same compile at once both pay for it.
-So the test files that compile the same kernel set are one xdist group and
+So the test files that compile the same kernel set are one group and
 run on one worker, one after another: each game size compiles once per
 session; a test of another file parametrized by one of those sizes (``game``) joins the size's
 group.  Every other file is a group of its own (a file's tests share its
 module-level state, e.g. registered test strategies).  Without xdist the
-marks do nothing.
+groups do nothing (the scheduler at the end of this file places them).
 
 Hypothesis keeps its example database in the repository (tests/hypothesis-db),
 so an input that failed once is tried again first on every machine. Profiles:
@@ -23,7 +23,10 @@ Shared fixtures: ``view_of`` (the view builder of tests/views.py) and ``package_
 size's compiled package).
 """
 
+import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -99,9 +102,52 @@ def _size_key(game):
     return tuple(game) if isinstance(game, (tuple, list)) else None
 
 
+def _group(item):
+    """The kernel set an item compiles: its size's (SIZED), its file's (SHARED), or its file alone."""
+    game = getattr(item, "callspec", None) and item.callspec.params.get("game")
+    return SIZED.get(_size_key(game)) or SHARED.get(item.path.name, item.path.name)
+
+
+# xdist's own ``loadgroup`` reads ``xdist_group`` marks through a suffix it writes into the node ids,
+# which pytest 9.2 no longer reads back (Node.nodeid is derived from the structured id): every test
+# became a group of its own and both workers compiled every kernel set at once.  So each worker writes
+# the groups of what it collected to a file, and the controller's scheduler (below) reads them.
+GROUPS = "TRACTOR_TEST_GROUPS"
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput") and config.getoption("dist", "no") == "loadgroup":
+        os.environ[GROUPS] = tempfile.mkdtemp(prefix="tractor-test-groups-")  # the workers inherit it
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput") and os.environ.get(GROUPS):
+        shutil.rmtree(os.environ.pop(GROUPS), ignore_errors=True)
+
+
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        name = item.path.name
-        game = getattr(item, "callspec", None) and item.callspec.params.get("game")
-        sized = SIZED.get(_size_key(game))
-        item.add_marker(pytest.mark.xdist_group(sized or SHARED.get(name, name)))
+    folder = os.environ.get(GROUPS)
+    if folder and hasattr(config, "workerinput"):
+        path = Path(folder) / config.workerinput["workerid"]
+        path.with_suffix(".tmp").write_text(json.dumps({item.nodeid: _group(item) for item in items}))
+        path.with_suffix(".tmp").replace(path.with_suffix(".json"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: xdist's scope scheduling, a scope being a kernel set (_group), read from
+    the workers' files (each collected the same tests); the scopes with most tests go first."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByKernelSet(LoadScopeScheduling):
+        groups = None
+
+        def _split_scope(self, nodeid):
+            if self.groups is None:
+                files = sorted(Path(os.environ[GROUPS]).glob("*.json"))
+                self.groups = json.loads(files[0].read_text()) if files else {}
+            return self.groups.get(nodeid, nodeid)
+
+    return ByKernelSet(config, log)
