@@ -26,6 +26,8 @@ size's compiled package).
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -77,21 +79,32 @@ def package_of():
     return packages.compiled_package
 
 
+def warm_steps(answer=None):
+    """Play one 4-player 2-deck deal through the step API (Game), each answer ``answer(state)``, by
+    default the first legal one: compiles the phases' apply and the legal answers' listing."""
+    from tractor_sim.play.game import Game
+
+    state = Game.of().new_initial_state(0, 0)
+    while not state.over:
+        state.apply(answer(state) if answer else state.legal(limit=1)[0])
+
+
 def pytest_sessionstart(session):
     """Under xdist, the controller compiles the kernel set that test files of every group play (the
     4-player 2-deck engine with basic, expert and random, and the step API) before the workers start:
-    otherwise each worker's first test compiles it at the same time, and a cold suite pays twice."""
+    otherwise each worker's first test compiles it at the same time, and a cold suite pays twice.  A
+    child process compiles the step API and its legal answers meanwhile, on the other core."""
     config = session.config
     if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("dsession") \
             or os.environ.get("NUMBA_DISABLE_JIT") == "1":
         return
-    from tractor_sim.play.game import Game
     from tractor_sim.runs import runner
 
+    steps = subprocess.Popen([sys.executable, "-c", "from tests.conftest import warm_steps; warm_steps()"],
+                             cwd=Path(__file__).resolve().parent.parent)
     runner.simulate([("expert", "basic"), ("random", "expert")], n=1, seed=0, duplicate=True, chunk_size=1)
-    state = Game.of().new_initial_state(0, 0)
-    while not state.over:
-        state.apply(state.answer_of("expert"))
+    steps.wait()
+    warm_steps(lambda state: state.answer_of("expert"))
 
 
 def _size_key(game):
