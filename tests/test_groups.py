@@ -1,7 +1,8 @@
 """The default tier's scheduling (tests/conftest.py): under ``-n 2 --dist loadgroup`` the tests of files
 that compile one kernel set run on one worker, so a cold suite compiles each set once.  It broke
-silently once (pytest 9.2 stopped reading xdist's group suffix back): this runs a small session of
-three files of the ``search`` group beside a file of its own and reads where each test ran."""
+silently once (pytest 9.2 stopped reading xdist's group suffix back): this runs a small session with
+the suite's own hooks over three files named as the ``search`` group's and a file of its own, and
+reads where each test ran."""
 
 import re
 import subprocess
@@ -9,20 +10,25 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTS = ["tests/test_search.py::test_search_names_and_tables_resolve",
-         "tests/test_sampler.py::test_there_are_endgames_to_test",
-         "tests/test_learned.py::test_damaged_or_missing_model_files_are_named",
-         "tests/test_sprt.py"]
+HOOKS = f'''import sys
+sys.path.insert(0, {str(ROOT)!r})
+from tests.conftest import (pytest_collection_modifyitems, pytest_configure, pytest_unconfigure,
+                            pytest_xdist_make_scheduler)
+'''
 
 
-def test_the_files_of_one_kernel_set_run_on_one_worker():
+def test_the_files_of_one_kernel_set_run_on_one_worker(tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "conftest.py").write_text(HOOKS)
+    for name in ("test_search", "test_sampler", "test_learned", "test_alone"):
+        (tmp_path / f"{name}.py").write_text("".join(f"def test_{k}():\n    pass\n\n\n" for k in range(4)))
     r = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v", "-p",
-                        "no:cacheprovider", *TESTS], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-3000:]
-    ran = re.findall(r"\[(gw\d)\] .*?PASSED (tests/\w+\.py)::", r.stdout)
+                        "no:cacheprovider", "-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path),
+                        str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     workers = {}
-    for worker, name in ran:
+    for worker, name in re.findall(r"\[(gw\d)\] .*?PASSED (\w+)\.py::", r.stdout):
         workers.setdefault(name, set()).add(worker)
-    search = [workers[f"tests/{f}.py"] for f in ("test_search", "test_sampler", "test_learned")]
+    search = [workers[name] for name in ("test_search", "test_sampler", "test_learned")]
     assert all(len(w) == 1 for w in search) and search[0] == search[1] == search[2], workers
-    assert workers["tests/test_sprt.py"].isdisjoint(search[0]), workers  # the other group: the other worker
+    assert workers["test_alone"].isdisjoint(search[0]), workers  # the other group: the other worker

@@ -279,6 +279,22 @@ def test_replay_numbers_generated(seed, deal, levels, rules, players):
           names=["--seed", "--deal", "--levels", "--rules", "--players", "rule option", "preset", "'--"])
 
 
+@FEW
+@given(st.sampled_from(["{}", '{"throw_penalty": 101}', "[1]", "nan", '{"preset": ["x"]}', '{"declaring": "auction"}']),
+       st.sampled_from(["4", "3", "9", "-4", "x", "", "1e9", str(2**70)]),
+       st.sampled_from(["2", "1", "0", "5", "x", "", str(2**70)]),  # 4 players: only 2 decks is a size (no compile)
+       st.sampled_from(["tractor", "x", ""]),  # friends at 4 players is a size of its own: tests/test_sizes.py
+       st.sampled_from(["0,0.05", "0.05,0", "x", ""]))
+def test_compare_options_generated(rules, players, decks, teams, sprt):
+    _count("CLI numbers")
+    args = ["compare", "expert", "basic", "--deals", "4", "--chunk-size", "2", "--rules", rules, "--players", players,
+            "--decks", decks, "--teams", teams] + (["--sprt", sprt] if sprt else [])
+    r = clean(_run(args), 2, names=["--rules", "--players", "--decks", "--teams", "--sprt", "rule option", "preset",
+                                    "'--"])
+    if r.exit_code == 0:
+        assert "duplicate deal pairs" in r.output or "SPRT" in r.output, r.output
+
+
 # ----------------------------------------------------------------------------- judge JSON
 
 TRICK = {"trump": {"rank": "2", "suit": "H"}, "leader": 0,

@@ -137,6 +137,41 @@ def test_sized_deals_do_not_depend_on_the_chunking(game):
     assert (a["trick_points"] + 0 <= 100 * size.decks).all()
 
 
+@pytest.mark.parametrize("game", [{"players": 6, "decks": 3}, {"players": 5, "teams": "friends"}],
+                         ids=["6p3d", "5p2d-friends"])
+def test_compare_plays_a_game_size_as_the_report_compares_it(game):
+    """``compare --players/--decks/--teams``: the pairs of that size, A's advantage as a run's report
+    computes it there (per team; in Finding Friends per player sitting for each policy), with --sprt too;
+    contexts, which compare teams, are refused by name in Finding Friends."""
+    from tractor_sim.report import friends
+    from tractor_sim.runs import compare as CMP
+    from tractor_sim.stats import summary
+
+    size = GameSize.of(game)
+    flags = ["--players", str(size.players), "--decks", str(size.decks), "--teams", size.teams]
+    res = CliRunner().invoke(main, ["compare", "expert", "random", "--deals", "30", "--chunk-size", "10", "--seed", "4",
+                                    *flags])
+    assert res.exit_code == 0, res.output
+    got = CMP.compare("expert", "random", max_deals=30, chunk_size=10, seed=4, game=game)
+    deals = got["deals"]
+    assert got["pairs"] == 30 and set(deals["half"]) == {0, 1} and deals.filter(like="tricks").shape[1] == size.players
+    direct = friends.paired(deals, size.players, "expert", "random") if size.teams == "friends" else \
+        summary.paired_comparison(deals, "expert", "random")
+    assert got["comparison"]["mean"] == direct["mean"] > 0
+    assert f"A gains {direct['mean']:+.4f} levels per" in res.output and "30 duplicate deal pairs" in res.output
+    assert ("per player" in res.output) == (size.teams == "friends")
+    res = CliRunner().invoke(main, ["compare", "expert", "random", "--deals", "60", "--chunk-size", "10",
+                                    "--sprt", "0,0.5", *flags])
+    assert res.exit_code == 0 and "SPRT" in res.output, res.output
+    res = CliRunner().invoke(main, ["compare", "keep_points", "void", "--decision", "discard", "--context", "basic",
+                                    "--deals", "4", *flags])
+    if size.teams == "friends":
+        assert res.exit_code == 2 and "--context: not in Finding Friends" in res.output, res.output
+        assert len(res.output.strip().splitlines()) == 1
+    else:
+        assert res.exit_code == 0 and "context basic:" in res.output, res.output
+
+
 def test_sized_matches_and_simulate():
     deals, matches = simulate([("basic", "random")], mode="match", n=4, seed=3, chunk_size=2,
                               game={"players": 6, "decks": 3})

@@ -430,6 +430,19 @@ def report(run_dir):
 
 
 # --------------------------------------------------------------------------- replay
+def _game_options(command):
+    """--players, --decks and --teams: a game size of docs/rules.md section 9 (read by _game_option)."""
+    for option in reversed([
+            click.option("--players", type=int, default=4, show_default=True,
+                         help="Players (a game of docs/rules.md section 9)."),
+            click.option("--decks", type=int, help="Decks (default players // 2, at least 2)."),
+            click.option("--teams", type=click.Choice(["tractor", "friends"]), default="tractor", show_default=True,
+                         help="Team mode: tractor (alternate seats) or friends (Finding Friends, any number of "
+                              "players).")]):
+        command = option(command)
+    return command
+
+
 @main.command()
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), help="The run's root seed.")
 @click.option("--deal", "deal_id", type=click.IntRange(0, 2**50),
@@ -441,10 +454,7 @@ def report(run_dir):
 @click.option("--declaring-team", type=click.IntRange(0, 1), default=0, show_default=True)
 @click.option("--rules", "rules_json", default="{}", help='Rule options as JSON, e.g. \'{"preset": "standard"}\'.')
 @click.option("--module", "modules", multiple=True, help="A strategy module to load.")
-@click.option("--players", type=int, default=4, show_default=True, help="Players (a game of docs/rules.md section 9).")
-@click.option("--decks", type=int, help="Decks (default players // 2, at least 2).")
-@click.option("--teams", type=click.Choice(["tractor", "friends"]), default="tractor", show_default=True,
-              help="Team mode: tractor (alternate seats) or friends (Finding Friends, any number of players).")
+@_game_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="json: the deal record (docs/records.md).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False),
@@ -567,6 +577,17 @@ def export(run_dir, deal_spec, out, matchups, half):
     click.echo(f"wrote {n} deal records to {out}", err=True)
 
 
+def _rules_option(rules_json: str) -> dict:
+    """``--rules JSON`` as a rules dict, or a one-line error naming the option."""
+    try:
+        rules = json.loads(rules_json)
+    except json.JSONDecodeError as e:
+        _fail(f"--rules: not valid JSON ({e}); e.g. '{{\"preset\": \"standard\"}}'")
+    if not isinstance(rules, dict):
+        _fail("--rules: expected a JSON object of rule options, e.g. '{\"preset\": \"standard\"}'")
+    return rules
+
+
 def _levels_and_rules(levels: str, rules_json: str):
     """``--levels A,B`` and ``--rules JSON`` as (two level indices, a rules dict), or a message naming the option."""
     from tractor_sim.rules.cards import CardError, parse_rank
@@ -577,13 +598,7 @@ def _levels_and_rules(levels: str, rules_json: str):
             raise CardError("expected two levels")
     except CardError as e:
         _fail(f"--levels: {e}")
-    try:
-        rules = json.loads(rules_json)
-    except json.JSONDecodeError as e:
-        _fail(f"--rules: not valid JSON ({e}); e.g. '{{\"preset\": \"standard\"}}'")
-    if not isinstance(rules, dict):
-        _fail("--rules: expected a JSON object of rule options, e.g. '{\"preset\": \"standard\"}'")
-    return lv, rules
+    return lv, _rules_option(rules_json)
 
 
 def _policy_option(text: str, option: str):
@@ -600,7 +615,7 @@ def _policy_option(text: str, option: str):
 @main.command()
 @click.argument("policy_a")
 @click.argument("policy_b")
-@click.option("--decision", type=click.Choice(["declare", "discard", "lead", "follow", "bid"]),
+@click.option("--decision", type=click.Choice(["declare", "discard", "lead", "follow", "bid", "call"]),
               help="Compare only this decision: A and B are strategy names, the rest is the basic policy.")
 @click.option("--deals", type=click.IntRange(min=1), default=20_000, show_default=True,
               help="Deal pairs at most.")
@@ -612,7 +627,10 @@ def _policy_option(text: str, option: str):
               help="Play A vs B in this context too (repeatable; a policy name or JSON table): it plays every "
                    "decision A's and B's tables do not name, on the same deals; with --decision or A and B "
                    "as JSON tables without 'policy'.")
-def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules, contexts):
+@click.option("--rules", "rules_json", default="{}", help='Rule options as JSON, e.g. \'{"declaring": "auction"}\'.')
+@_game_options
+def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules, contexts, rules_json, players,
+            decks, teams):
     """Is A better than B? Duplicate deals at level 2, A and B swapped between halves.
 
     \b
@@ -620,11 +638,14 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
       tractor-sim compare expert basic --deals 20000
       tractor-sim compare lowest void --decision discard --sprt 0,0.05
       tractor-sim compare keep_points void --decision discard --context basic --context expert
+      tractor-sim compare expert basic --players 6 --decks 3 --deals 2000
+      tractor-sim compare expert basic --players 5 --teams friends --deals 2000
     """
     from tractor_sim.runs import compare as CMP
     from tractor_sim.play.sandbox import interruptible
 
     _load_strategies(modules)
+    rules, game = _rules_option(rules_json), _game_option(players, decks, teams)
     bounds = None
     if sprt:
         try:
@@ -641,12 +662,12 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
                  for x, arg in ((policy_a, "POLICY_A"), (policy_b, "POLICY_B"))]
         with interruptible():
             result = CMP.in_contexts(*specs, [_policy_option(c, "--context") for c in contexts], max_pairs=deals,
-                                     seed=seed, chunk_size=chunk_size, modules=modules)
+                                     seed=seed, chunk_size=chunk_size, modules=modules, rules=rules, game=game)
         click.echo(CMP.contexts_text(result))
         return
     with interruptible():
         result = CMP.compare(policy_a, policy_b, decision=decision, max_deals=deals, sprt=bounds, seed=seed,
-                             chunk_size=chunk_size, modules=modules)
+                             chunk_size=chunk_size, modules=modules, rules=rules, game=game)
     click.echo(CMP.as_text(result))
 
 
@@ -669,10 +690,7 @@ def compare(policy_a, policy_b, decision, deals, sprt, seed, chunk_size, modules
 @click.option("--out", type=click.Path(file_okay=False), help="Report directory (default runs/analyze-POLICY).")
 @click.option("--rollout-policy", help="For a Python policy or bot: the compiled policy the search rolls out after "
                                       "its decisions (default expert).")
-@click.option("--players", type=int, default=4, show_default=True, help="Players (a game of docs/rules.md section 9).")
-@click.option("--decks", type=int, help="Decks (default players // 2, at least 2).")
-@click.option("--teams", type=click.Choice(["tractor", "friends"]), default="tractor", show_default=True,
-              help="Team mode: tractor (alternate seats) or friends (Finding Friends, any number of players).")
+@_game_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def analyze(policy, deals, seed, worlds, rollouts, max_candidates, source, levels, declaring_team, rules_json,
             modules, worst, out, rollout_policy, players, decks, teams, quiet):

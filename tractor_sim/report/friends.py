@@ -83,7 +83,8 @@ def policy_table(deals: pd.DataFrame, matches: pd.DataFrame | None, players: int
 
 def paired(deals: pd.DataFrame, players: int, a: str, b: str) -> dict:
     """The duplicate comparison of A and B: per deal (or match) pair, A's levels per player minus B's,
-    summed over the pair's deals and divided by them; mean, 95% t interval over pairs, p-value."""
+    summed over the pair's deals and divided by them (``scores``, their ``sd``); mean, 95% t interval
+    over pairs, p-value."""
     match_mode = bool((deals["match_id"].to_numpy() >= 0).all())
     key = "match_id" if match_mode else "deal_id"
     diff = per_player_change(deals, players, a) - per_player_change(deals, players, b)
@@ -93,8 +94,10 @@ def paired(deals: pd.DataFrame, players: int, a: str, b: str) -> dict:
     frame = frame[halves.to_numpy() == 2]
     g = frame.groupby(["matchup", "key"], sort=False).agg(total=("diff", "sum"), deals=("diff", "size"))
     n = len(g)
+    scores = (g["total"] / g["deals"]).rename("score")
     out = {"policy_a": a, "policy_b": b, "unit": "match" if match_mode else "deal", "n_pairs": n,
-           "deals": int(g["deals"].sum())}
+           "deals": int(g["deals"].sum()), "scores": scores,
+           "sd": float(scores.std(ddof=1)) if n > 1 else math.nan}
     if n < 2:
         return {**out, "mean": math.nan, "low": math.nan, "high": math.nan, "p_value": math.nan}
     tot, dl = g["total"].to_numpy(float), g["deals"].to_numpy(float)
