@@ -362,11 +362,23 @@ def test_ctrl_c_stops_a_pool_stuck_in_a_plugin(tmp_path):
         assert not w.is_running() or w.status() == psutil.STATUS_ZOMBIE
 
 
+def _wait_until_looping(proc, cache, spin=2.0, limit=300):
+    """Until the plug-in's compiled code is in its numba cache and the process has spent ``spin`` more
+    seconds of CPU since (stuck in the loop: no fixed sleep that a slow machine outruns)."""
+    me, start = psutil.Process(proc.pid), time.monotonic()
+    while not list(cache.glob("plug.*.nbi")):
+        assert proc.poll() is None and time.monotonic() - start < limit, proc.communicate()
+        time.sleep(0.1)
+    used = sum(me.cpu_times()[:2])
+    while sum(me.cpu_times()[:2]) < used + spin:
+        assert proc.poll() is None and time.monotonic() - start < limit, proc.communicate()
+        time.sleep(0.1)
+
+
 def test_ctrl_c_in_process_stops_a_plugin_in_an_endless_loop(tmp_path):
     (tmp_path / "plug.py").write_text(plugin_sources.endless("forever3", "looper3"))
     proc = _cli(["replay", "--seed", "1", "--deal", "0", "--a", "looper3", "--module", tmp_path / "plug.py"])
-    time.sleep(15)  # loading, compiling the plug-in, then stuck in its loop
-    assert proc.poll() is None, proc.communicate()
+    _wait_until_looping(proc, tmp_path / "__pycache__")
     proc.send_signal(signal.SIGINT)
     code, text = _done(proc, timeout=30)
     _clean(code, text, 130, "interrupted")
