@@ -184,6 +184,23 @@ def test_the_search_leaves_the_base_answer_only_for_a_clear_gain():
     assert KS.chosen_candidate(values, 3) == 0  # no clear gain: the base policy's answer
 
 
+def test_the_guard_of_a_call_grows_with_its_candidates():
+    """A call's guard (search.GUARD_Z, Finding Friends): the one-sided level of DEVIATE_Z standard errors shared
+    out over the alternatives (Bonferroni), so among 31 near-equal calls the luckiest one rarely passes."""
+    from statistics import NormalDist
+
+    tail = 1 - NormalDist().cdf(KS.DEVIATE_Z)
+    assert KS.GUARD_Z[2] == KS.DEVIATE_Z and len(KS.GUARD_Z) == KC.MAX_CANDIDATES + 1
+    for k in (3, 32, 97):
+        assert abs((1 - NormalDist().cdf(KS.GUARD_Z[k])) * (k - 1) - tail) < 1e-12
+    assert 2.5 < KS.GUARD_Z[32] < 2.6 and (np.diff(KS.GUARD_Z[1:]) >= 0).all()
+    values = np.zeros((KC.MAX_CANDIDATES, KS.CV_FIELDS))
+    values[:32, KS.CV_N] = values[:32, KS.CV_WORLDS] = 16
+    g = np.array([3.0, -1.0] * 8)  # a gain 1.9 standard errors above 0: past one, not past the call's guard
+    values[5, KS.CV_GAIN], values[5, KS.CV_GAIN2] = g.sum(), (g * g).sum()
+    assert KS.chosen_candidate(values, 32) == 5 and KS.chosen_candidate(values, 32, KS.GUARD_Z[32]) == 0
+
+
 def _first_state(decision, seed=31, min_trick=3):
     """The first deal from ``seed`` with ``decision`` at a team-0 seat (a team-1 starter buries)."""
     for deal_id in range(4, 40):
