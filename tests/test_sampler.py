@@ -54,7 +54,7 @@ def _piece(st, name, shape):
 
 def knowledge(st):
     return (_piece(st, "K_PLAYED", (SEATS, CARDS)), _piece(st, "K_SHOWN", (SEATS, CARDS)),
-            _piece(st, "K_VOID", (SEATS, EFF_SUITS)), _piece(st, "K_NOPAIR", (SEATS, EFF_SUITS)))
+            _piece(st, "K_VOID", (SEATS, EFF_SUITS)), _piece(st, "K_MOST", (SEATS, EFF_SUITS)))
 
 
 def hands_of(st):
@@ -274,7 +274,7 @@ def test_a_greedy_sampler_and_one_ignoring_a_void_are_rejected():
     state, seat, _ = ENDGAMES[0]
     blind = state._st.copy()
     _piece(blind, "K_VOID", (SEATS, EFF_SUITS))[:] = 0
-    _piece(blind, "K_NOPAIR", (SEATS, EFF_SUITS))[:] = 0
+    _piece(blind, "K_MOST", (SEATS, EFF_SUITS))[:] = 0
     cards, dist = exact_distribution(state, seat)
     _, counts = sampled_counts(state, seat, 20_000, seed=5, st=blind)
     outside = sum(m for k, m in counts.items() if k not in dist)

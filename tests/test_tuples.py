@@ -465,6 +465,88 @@ def test_follow_legality(size, n=700, plays=6):
 
 
 # ---------------------------------------------------------------------------
+# what a follow shows of the hand (9.3 read backwards: knowledge.K_MOST, the sampler's bound)
+
+
+def reference_most(hand, lead, tab):
+    """The reference's counting read backwards: m - 1 for the smallest size m at which the hand's cards
+    of the led suit answer fewer tuples than the lead asks for (``owed_tuples``, with the carry from the
+    sizes above), else 0."""
+    e = tab.eff[lead[0]]
+    req = r9.required_tuples(r9.decompose(lead, tab.trump, tab.rules))
+    owed = r9.owed_tuples([c for c in hand if tab.eff[c] == e], req)
+    most = carry = 0
+    for m in sorted(owed, reverse=True):
+        need = req.get(m, 0) + carry
+        most = m - 1 if owed[m] < need else most
+        carry = need - owed[m]
+    return most
+
+
+@pytest.mark.parametrize("size", sized(SIZES))
+def test_a_follow_short_of_a_tuple_bounds_the_cards_it_did_not_play(size, n=600):
+    """tuples.follow_cap equals the reference's counting read backwards; and after every legal play of the
+    situation (the reference's judgement) each card of the suit the seat did not play is held at most that
+    many times: what the sampler assumes of the hand."""
+    K = kernels(size)
+    rng = random.Random(9330 + size[0] * 10 + size[1])
+    seen = Counter()
+    for _ in range(n):
+        tab = random_table(rng)
+        tt = tab.tt(K)
+        e, lead, hand = follow_situation(rng, size, tab)
+        units, _, nu = kernel_units(K, tt, lead)
+        most = reference_most(hand, lead, tab)
+        assert K.tuples.follow_cap(counts(hand), e, units, nu, tt) == most, (tab.trump, lead, hand)
+        seen[most] += 1
+        for _ in range(20):
+            play = random_play(rng, hand, len(lead), tab, e)
+            if most and r9.legal_follow(hand, lead, play, tab.trump, tab.rules):
+                left = Counter(hand) - Counter(play)
+                assert all(left[c] <= most for c in set(hand) if tab.eff[c] == e and c not in play), (lead, hand, play)
+                seen["legal plays checked"] += 1
+    assert seen[0] and seen[1] and seen[2] and seen["legal plays checked"] > n // 4, seen
+
+
+def test_the_true_deal_keeps_every_bound_and_so_do_the_worlds():
+    """Whole 6/3 deals through the step API: after every step the true hands keep each seat's K_MOST (on
+    the cards it has not played) and its voids, bounds of 1 and 2 both occur, and worlds sampled for a
+    seat give the others no more (kernels.sampler reads the bound)."""
+    from tractor_sim.play.game import Game
+
+    game = Game.of((6, 3, "tractor"))
+    layout, players, suits = game.kernels.state.LAYOUT, game.players, game.dims.EFF_SUITS
+
+    def piece(st, name, width):
+        return st[layout[name].offset:layout[name].end].reshape((players, width))
+
+    def check(st, tt):
+        hands, played = piece(st, "HANDS", 54), piece(st, "K_PLAYED", 54)
+        most, void = piece(st, "K_MOST", suits), piece(st, "K_VOID", suits)
+        eff = tt[game.kernels.order.TT_EFF][:54]
+        bound = most[:, eff]  # each seat's bound on each card, by the card's effective suit
+        assert not ((void[:, eff] != 0) & (hands > 0)).any()
+        kept = (bound == 0) | (played > 0) | (hands <= bound)
+        assert kept.all(), np.argwhere(~kept)
+        return most
+
+    bounds, worlds = Counter(), 0
+    for deal_id in range(40):
+        state = game.new_initial_state(93, deal_id)
+        while not state.over:
+            state.apply(state.answer_of("random" if deal_id % 2 else "expert"))
+            st = state._st
+            tt = state._ws[3][st[game.kernels.state.S_RANK], st[game.kernels.state.S_SUIT]]
+            most = check(st, tt)
+            bounds.update(int(b) for b in most.ravel() if b)
+            turn = state.to_act()
+            if (most == 2).any() and turn is not None and worlds < 2:  # a world at 6/3: a 1.6 GB table, 2 s
+                check(state.sample_world(turn.seat, deal_id)._st, tt)
+                worlds += 1
+    assert bounds[1] and bounds[2] and worlds, (bounds, worlds)
+
+
+# ---------------------------------------------------------------------------
 # the throw check (9.5)
 
 

@@ -18,12 +18,20 @@ phases' ``carve`` tuple stays as it is):
   hand or the kitty.
 - K_VOID: the seat followed the led effective suit with fewer cards of it
   than the lead had: by the follow rule it had no more, and holds none since.
-- K_NOPAIR: the seat followed with fewer pairs of the led suit than the
-  lead had: by the pair rule (combos.follow_counts_ok: ``played_pairs >=
-  min(lead_pairs, held_pairs)``) it played every pair of the suit it held,
-  so it holds no pair of it since.  The variant follow_tractor adds an
-  obligation about tractors; what it implies is not kept (a sample may give
-  such a seat a tractor it would have had to play: docs/search.md).
+- K_MOST: the most copies of any one card of the effective suit the seat
+  can still hold (0: no bound).  With 2 decks 1 (no pair left): the seat
+  followed with fewer pairs of the led suit than the lead had, so by the
+  pair rule (combos.follow_counts_ok: ``played_pairs >= min(lead_pairs,
+  held_pairs)``) it played every pair of the suit it held.  With 3 and 4
+  decks ``m - 1`` for the smallest tuple size m whose required tuples its
+  groups fell short of (tuples.follow_cap, 9.3 read backwards): every group
+  of m or more cards then went into the play with m or more of its cards,
+  so a card it has not played has at most m - 1 copies in its hand; a card
+  it has played is not bound (a quadruple answering a pair leaves a pair:
+  the sampler applies the bound to the cards the seat never played).  The
+  variant follow_tractor adds an obligation about tractors; what it implies
+  is not kept (a sample may give such a seat a tractor it would have had to
+  play: docs/search.md).
 
 The views (kernels.publish) do not show a failed throw's cards nor its
 blocker's: strategies cannot read them; the sampler can.
@@ -34,11 +42,11 @@ from numba import njit
 from .combos import pairs_by_position
 from .order import MAX_POS, META_NCARDS, TT_POS, TT_SUIT, TT_META
 from .dims import BJ, CARDS, DECKS, EFF_SUITS, PAIR, RANKS, SEATS
-from .state import K_NOPAIR, K_PLAYED, K_SHOWN, K_VOID
-from .tuples import best_fit_at, max_group_by_position
+from .state import K_MOST, K_PLAYED, K_SHOWN, K_VOID
+from .tuples import best_fit_at, follow_cap, max_group_by_position
 from .unowned import stack_array
 
-K_END = K_NOPAIR + SEATS * EFF_SUITS  # the knowledge pieces lie together, K_PLAYED .. K_END
+K_END = K_MOST + SEATS * EFF_SUITS  # the knowledge pieces lie together, K_PLAYED .. K_END
 
 
 @njit(cache=True, inline='always')
@@ -65,19 +73,25 @@ def shown(st, seat, c, x):
 
 
 @njit(cache=True, inline='always')
-def followed(st, seat, lead_suit, held, held_pairs, lead_n, lead_pairs):
-    """Seat, holding ``held`` cards (``held_pairs`` pairs) of the led effective suit, follows a lead of
-    ``lead_n`` cards, ``lead_pairs`` pairs.  The follow rule makes it play min(held, lead_n) cards and
-    min(held_pairs, lead_pairs) pairs of the suit, so what it holds shows when it is less than the lead:
-    all of it goes (a void), or all its pairs (no pair left: each card played x // 2 pairs as held).
-    With 3 and 4 decks only the void is kept: a group answers one tuple (decision 9.3), so a quadruple
-    played as a pair leaves a pair."""
+def followed(st, seat, lead_suit, held, held_pairs, lead_n, lead_pairs, hand, lead_units, lead_nu, tt):
+    """Seat, holding ``held`` cards (``held_pairs`` pairs; ``hand``: its counts before the play) of the led
+    effective suit, follows a lead of ``lead_n`` cards, ``lead_pairs`` pairs (``lead_units[:lead_nu]``).  The
+    follow rule makes it play min(held, lead_n) cards and min(held_pairs, lead_pairs) pairs of the suit, so
+    what it holds shows when it is less than the lead: all of it goes (a void), or all its pairs (no pair
+    left: each card played x // 2 pairs as held).  With 3 and 4 decks the tuples it could not answer bound
+    the copies of the cards it did not play (tuples.follow_cap)."""
+    i = K_MOST + seat * EFF_SUITS + lead_suit
     if held < lead_n:
         st[K_VOID + seat * EFF_SUITS + lead_suit] = 1
         if DECKS == PAIR:
-            st[K_NOPAIR + seat * EFF_SUITS + lead_suit] = 1
-    elif DECKS == PAIR and held_pairs < lead_pairs:
-        st[K_NOPAIR + seat * EFF_SUITS + lead_suit] = 1
+            st[i] = 1
+    elif DECKS == PAIR:
+        if held_pairs < lead_pairs:
+            st[i] = 1
+    elif lead_pairs > 0:
+        most = follow_cap(hand, lead_suit, lead_units, lead_nu, tt)
+        if most > 0 and (st[i] == 0 or most < st[i]):
+            st[i] = most
 
 
 @njit(cache=True)

@@ -22,7 +22,8 @@ worlds for the same stream.
 cards (each physical copy a distinct card, as a shuffle deals them) that
 fit every kept constraint.  Every constraint bears on one card id at a
 time (a void: no copy of it in that hand; a missing pair: at most one
-copy; a shown card: at least so many copies, in the hand, or for the
+copy, and with 3 and 4 decks a missing tuple of m: at most m - 1 copies of a
+card the seat has not played; a shown card: at least so many copies, in the hand, or for the
 starter in his hand and the kitty together), so the only coupling between
 cards is the number of cards each hand (and the kitty) must receive.
 ``prepare`` counts, by dynamic programming over the unseen card ids, the
@@ -52,9 +53,9 @@ from . import publish as P
 from .layout import Layout
 from .order import TT_EFF
 from .rng import next_u64, uniform
-from .dims import CARDS, DECK, DECKS, EFF_SUITS, HAND, KITTY, SEATS, seat_after
+from .dims import CARDS, DECK, DECKS, EFF_SUITS, HAND, KITTY, PAIR, SEATS, seat_after
 from .state import (
-    ANSWER, BURIED, HANDS, HELD, HPAIRS, K_NOPAIR, K_PLAYED, K_SHOWN, K_VOID, PH_DONE, PH_FOLLOW, PH_KITTY,
+    ANSWER, BURIED, HANDS, HELD, HPAIRS, K_MOST, K_PLAYED, K_SHOWN, K_VOID, PH_DONE, PH_FOLLOW, PH_KITTY,
     PH_LEAD, S_LEAD_N, S_LEADER, S_NPLAYED, S_PHASE, S_RANK, S_REMAINING, S_SEED, S_STARTER, S_SUIT, SHUFFLED,
     STATE_SIZE,
 )
@@ -183,8 +184,8 @@ def prepare(st, seat, tables, work):
             if s != NO_PLACE:
                 if st[K_VOID + s * EFF_SUITS + e] != 0:
                     most[p] = 0
-                elif st[K_NOPAIR + s * EFF_SUITS + e] != 0:
-                    most[p] = min(most[p], 1)
+                elif st[K_MOST + s * EFF_SUITS + e] != 0 and (DECKS == PAIR or st[K_PLAYED + s * CARDS + c] == 0):
+                    most[p] = min(most[p], st[K_MOST + s * EFF_SUITS + e])
                 shown = st[K_SHOWN + s * CARDS + c]
                 if s == starter and kitty_hidden:
                     starter_least = shown

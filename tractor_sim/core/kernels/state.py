@@ -104,7 +104,7 @@ LAYOUT = Layout("deal state", [
     ("K_SHOWN", SEATS * CARDS, "cards each seat was seen to hold and has not played since (the starter's may be "
                                "buried)"),
     ("K_VOID", SEATS * EFF_SUITS, "1: the seat showed it holds no card of the effective suit"),
-    ("K_NOPAIR", SEATS * EFF_SUITS, "1: the seat showed it holds no pair of the effective suit"),
+    ("K_MOST", SEATS * EFF_SUITS, "the most copies of a card of the effective suit the seat can hold (0: no bound)"),
     ("RESULT", D_FIELDS, "the deal's result row (deal.D_* columns), filled when it is scored"),
     # work memory of the current step, not part of what the deal is: a strategy's answer, the
     # decomposition of a play, the verdict on a throw

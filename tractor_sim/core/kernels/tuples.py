@@ -190,6 +190,28 @@ def matched_tuples(counts, tt, s, req, top, out):
 
 
 @njit(cache=True)
+def follow_cap(hand, s, lead_units, lead_nu, tt):
+    """9.3 read backwards: ``m - 1`` for the smallest size m at which the groups of ``hand`` in suit s fell
+    short of the lead's required tuples (matched_m < need_m), else 0.  Then every group of m or more
+    cards was matched at size m or above, and a legal play answers as many as the hand: each card held
+    m or more times is in the play m or more times, so a card not played is held at most m - 1 times."""
+    req = stack_filled(TUPLE_SIZES, 0)
+    top = lead_requirement(lead_units, lead_nu, req)
+    if top == 0:
+        return 0
+    matched = stack_filled(TUPLE_SIZES, 0)
+    matched_tuples(hand, tt, s, req, top, matched)
+    most = 0
+    carry = 0
+    for m in range(top, 1, -1):
+        need = req[m] + carry
+        if matched[m] < need:
+            most = m - 1
+        carry = need - matched[m]
+    return most
+
+
+@njit(cache=True)
 def tuples_followed(hand, play, s, lead_units, lead_nu, tt):
     """9.3's tuple rule: the play's cards of suit s answer as many tuples at every size as the
     hand's (matched_m(play) = matched_m(hand))."""
