@@ -266,7 +266,7 @@ def test_a_greedy_sampler_and_one_ignoring_a_void_are_rejected():
     rejected = []
     for case, (state, seat, _) in enumerate(ENDGAMES):
         cards, dist = exact_distribution(state, seat)
-        _, counts = greedy_counts(state, seat, 60_000, seed=case)
+        _, counts = greedy_counts(state, seat, 20_000, seed=case)  # the smallest p-value near 1e-26 (1e-79 at 60,000)
         rejected.append(chi2_p(dist, counts))
     print("greedy sampler p-values:", [f"{p:.3g}" for p in rejected])
     assert min(rejected) < 1e-9
@@ -276,9 +276,9 @@ def test_a_greedy_sampler_and_one_ignoring_a_void_are_rejected():
     _piece(blind, "K_VOID", (SEATS, EFF_SUITS))[:] = 0
     _piece(blind, "K_MOST", (SEATS, EFF_SUITS))[:] = 0
     cards, dist = exact_distribution(state, seat)
-    _, counts = sampled_counts(state, seat, 20_000, seed=5, st=blind)
+    _, counts = sampled_counts(state, seat, 5_000, seed=5, st=blind)
     outside = sum(m for k, m in counts.items() if k not in dist)
-    print(f"ignoring voids: {outside} of 20000 samples contradict the record")
+    print(f"ignoring voids: {outside} of 5000 samples contradict the record")
     assert outside > 1000
 
 
