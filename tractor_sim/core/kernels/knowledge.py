@@ -73,8 +73,8 @@ def shown(st, seat, c, x):
 
 
 @njit(cache=True, inline='always')
-def followed(st, seat, lead_suit, held, held_pairs, lead_n, lead_pairs, hand, lead_units, lead_nu, tt):
-    """Seat, holding ``held`` cards (``held_pairs`` pairs; ``hand``: its counts before the play) of the led
+def followed(st, seat, lead_suit, held, held_pairs, lead_n, lead_pairs, hands, lead_units, lead_nu, tt):
+    """Seat, holding ``held`` cards (``held_pairs`` pairs; ``hands[seat]``: its counts before the play) of the led
     effective suit, follows a lead of ``lead_n`` cards, ``lead_pairs`` pairs (``lead_units[:lead_nu]``).  The
     follow rule makes it play min(held, lead_n) cards and min(held_pairs, lead_pairs) pairs of the suit, so
     what it holds shows when it is less than the lead: all of it goes (a void), or all its pairs (no pair
@@ -89,7 +89,7 @@ def followed(st, seat, lead_suit, held, held_pairs, lead_n, lead_pairs, hand, le
         if held_pairs < lead_pairs:
             st[i] = 1
     elif lead_pairs > 0:
-        most = follow_cap(hand, lead_suit, lead_units, lead_nu, tt)
+        most = follow_cap(hands[seat], lead_suit, lead_units, lead_nu, tt)
         if most > 0 and (st[i] == 0 or most < st[i]):
             st[i] = most
 

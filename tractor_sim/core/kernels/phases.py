@@ -869,7 +869,7 @@ def apply_follow(st, arrs, ws, rules, err, log, n):
                                st[S_LEAD_PAIRS], kind, lead_units, nu, tt, rules):
         return fail(err, ERR_FOLLOW, seat, FOLLOW, st[S_TRICK], st[S_REDEALS], hands[seat], out)
     knowledge.followed(st, seat, lead_suit, held[seat, lead_suit], hpairs[seat, lead_suit], st[S_LEAD_N],
-                       st[S_LEAD_PAIRS], hands[seat], lead_units, nu, tt)
+                       st[S_LEAD_PAIRS], hands, lead_units, nu, tt)
     pk[i] = k
     if log.shape[0] > 1:
         log_event(log, LOG_FOLLOW, seat, st[S_TRICK], 0, out)
