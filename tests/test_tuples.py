@@ -540,7 +540,8 @@ def test_the_true_deal_keeps_every_bound_and_so_do_the_worlds():
             most = check(st, tt)
             bounds.update(int(b) for b in most.ravel() if b)
             turn = state.to_act()
-            if (most == 2).any() and turn is not None and worlds < 2:  # a world at 6/3: a 1.6 GB table, 2 s
+            late = piece(st, "HANDS", 54).sum() < 60  # a world of the first tricks at 6/3 costs 7 s, here 1 s
+            if (most == 2).any() and turn is not None and late and worlds < 2:
                 check(state.sample_world(turn.seat, deal_id)._st, tt)
                 worlds += 1
     assert bounds[1] and bounds[2] and worlds, (bounds, worlds)
