@@ -53,7 +53,7 @@ from . import publish as P
 from .layout import Layout
 from .order import TT_EFF
 from .rng import next_u64, uniform
-from .dims import CARDS, DECK, DECKS, EFF_SUITS, HAND, KITTY, PAIR, SEATS, seat_after
+from .dims import CARDS, DECK, DECKS, EFF_SUITS, HAND, KITTY, SEATS, seat_after
 from .state import (
     ANSWER, BURIED, HANDS, HELD, HPAIRS, K_MOST, K_PLAYED, K_SHOWN, K_VOID, PH_DONE, PH_FOLLOW, PH_KITTY,
     PH_LEAD, S_LEAD_N, S_LEADER, S_NPLAYED, S_PHASE, S_RANK, S_REMAINING, S_SEED, S_STARTER, S_SUIT, SHUFFLED,
@@ -184,7 +184,9 @@ def prepare(st, seat, tables, work):
             if s != NO_PLACE:
                 if st[K_VOID + s * EFF_SUITS + e] != 0:
                     most[p] = 0
-                elif st[K_MOST + s * EFF_SUITS + e] != 0 and (DECKS == PAIR or st[K_PLAYED + s * CARDS + c] == 0):
+                elif st[K_MOST + s * EFF_SUITS + e] != 0 and st[K_PLAYED + s * CARDS + c] == 0:
+                    # a card the seat has played is not bound (knowledge.K_MOST); with 2 decks at most one
+                    # copy of it is left anyway, so the bound would change nothing there
                     most[p] = min(most[p], st[K_MOST + s * EFF_SUITS + e])
                 shown = st[K_SHOWN + s * CARDS + c]
                 if s == starter and kitty_hidden:

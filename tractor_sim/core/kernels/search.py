@@ -83,6 +83,17 @@ POINTS_PER_LEVEL = 100_000.0  # the points' weight in a candidate's value: a tie
 DEVIATE_Z = 1.0  # the search leaves the base policy's answer only for a gain this many standard errors above 0
 MAX_WORLDS = 4096  # worlds per decision, at most (the stream keys leave room for these)
 
+MAX_ROLLOUTS = 256  # rollouts per world, at most
+P_SEARCH = 1 << 40  # stream purposes of the search: above every purpose of the deal itself
+P_WORLD = P_SEARCH >> 1  # stream purposes of the world sampler
+# Added to both purposes above for a second, independent set of worlds and rollouts: analyze values
+# its selected play there (held-out), free of the selection's luck (the winner's curse).
+P_HELDOUT = P_SEARCH << 1
+SELECTION = 0  # the ``held`` offset of the search's own worlds (the only ones the search plays by)
+DECLARE_REDEALS = 64  # declarations of redeals this far apart share their decision numbers (their streams)
+DECLARE_INDEX = TRICKS * SEATS + len(DECISIONS)  # the first declaration's decision number
+BID_INDEX = DECLARE_INDEX + DECLARE_REDEALS * (DRAWN + SEATS)  # the first auction step's, after every declaration's
+
 
 def _guards(z: float, n: int) -> np.ndarray:
     """GUARD_Z[k]: the guard for k candidates, Bonferroni over the k - 1 alternatives of the base answer,
@@ -97,16 +108,6 @@ def _guards(z: float, n: int) -> np.ndarray:
 # error was mostly the luckiest, and the search lost to its base (docs/search.md); the guard there grows
 # with the candidates (about 2.5 standard errors for 31 of them).  Leads and follows keep DEVIATE_Z, measured.
 GUARD_Z = _guards(DEVIATE_Z, MAX_CANDIDATES)
-MAX_ROLLOUTS = 256  # rollouts per world, at most
-P_SEARCH = 1 << 40  # stream purposes of the search: above every purpose of the deal itself
-P_WORLD = P_SEARCH >> 1  # stream purposes of the world sampler
-# Added to both purposes above for a second, independent set of worlds and rollouts: analyze values
-# its selected play there (held-out), free of the selection's luck (the winner's curse).
-P_HELDOUT = P_SEARCH << 1
-SELECTION = 0  # the ``held`` offset of the search's own worlds (the only ones the search plays by)
-DECLARE_REDEALS = 64  # declarations of redeals this far apart share their decision numbers (their streams)
-DECLARE_INDEX = TRICKS * SEATS + len(DECISIONS)  # the first declaration's decision number
-BID_INDEX = DECLARE_INDEX + DECLARE_REDEALS * (DRAWN + SEATS)  # the first auction step's, after every declaration's
 
 
 @njit(cache=True)

@@ -36,7 +36,8 @@ from .phases import E_CODE, E_DEAL_IN_MATCH, E_DONE, E_ID, ERR_NONE, ERR_SIZE, W
 from .result import D_DECL_TEAM, D_FIELDS, D_KEEP, D_NEXT_STARTER
 from .scoring import match_winner, match_winners
 from .search import (
-    CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, DEVIATE_Z, GUARD_Z, MAX_WORLDS, P_HELDOUT, RECORD_TRAIN, SELECTION,
+    CV_BAD, CV_FIELDS, CV_GAIN, CV_LEVELS, CV_N, CV_POINTS, CV_WORLDS, DEVIATE_Z, GUARD_Z, MAX_WORLDS, P_HELDOUT,
+    RECORD_TRAIN, SELECTION,
     SS_MAX_CAND, SS_ON, SS_RECORD, SS_ROLLOUTS, SS_DECISIONS, SS_INFER, SS_SOURCE, SS_WORLDS, WORLD_TRUE, apply_answer,
     best_candidate, bid_step, chosen_candidate, evaluate_picked, list_candidates,
 )
