@@ -54,6 +54,7 @@ SHARED = {
     "test_sized_deals.py": "6 players 3 decks",
     "test_declare9.py": "6 players 3 decks",
     "test_friends.py": "Finding Friends",
+    "test_learned_friends.py": "Finding Friends",
     "test_sizes.py": "Finding Friends",
     "test_search.py": "search",
     "test_sampler.py": "search",

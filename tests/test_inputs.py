@@ -203,6 +203,8 @@ def test_training_tables_generated(data):
     declaration."""
     _count("training TOML")
     table, wrong = {}, []
+    game = data.draw(st.sampled_from([None, {"players": 5, "teams": "friends"}]))
+    teams = "friends" if game else "tractor"
     for key, field in TR.FIELDS.items():
         if data.draw(st.booleans()):
             if isinstance(field, Real):
@@ -211,10 +213,10 @@ def test_training_tables_generated(data):
             else:
                 table[key] = data.draw(declared(field))
                 ok = allowed(field, table[key])
-            if not ok:
+            if not ok or key in TR.NEEDS and table[key] and TR.NEEDS[key][0] != teams:
                 wrong.append(key)
     try:
-        cfg = TR.from_dict({"name": "t", "train": table}, "gen.toml")
+        cfg = TR.from_dict({"name": "t", "train": table, **({"game": game} if game else {})}, "gen.toml")
     except TR.TrainError as e:
         one_line(e, "gen.toml")
         names_one_of(str(e), wrong)

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from tractor_sim.cli import main
 from tractor_sim.core import bid_features as A
 from tractor_sim.core import burial_features as B
+from tractor_sim.core import call_features as Q
 from tractor_sim.core import declare_features as E
 from tractor_sim.core import features as F
 from tractor_sim.core.kernels import view as V
@@ -25,15 +26,17 @@ N = len(F.NAMES)
 ND = len(E.DECLARE_NAMES)
 NB = len(B.BURIAL_NAMES)
 NA = len(A.BID_NAMES)
+NQ = len(Q.CALL_NAMES)
 AUCTION = {"declaring": "auction"}
 
 
-def _model(path, lead=None, follow=None, declare=None, discard=None, bid=None, **changes):
+def _model(path, lead=None, follow=None, declare=None, discard=None, bid=None, call=None, **changes):
     learned.write(path, {"lead": lead if lead is not None else [0.0] * N,
                          "follow": follow if follow is not None else [0.0] * N,
                          "declare": declare if declare is not None else [0.0] * ND,
                          "discard": discard if discard is not None else [0.0] * NB,
-                         "bid": bid if bid is not None else [0.0] * NA}, {"seed": 0})
+                         "bid": bid if bid is not None else [0.0] * NA,
+                         "call": call if call is not None else [0.0] * NQ}, {"seed": 0})
     if changes:
         data = json.loads(Path(path).read_text())
         data.update(changes)
@@ -142,7 +145,7 @@ def test_a_version_1_model_still_plays_with_the_experts_declaration_and_burial(t
                                "features": list(F.NAMES), "weights": {"lead": lead, "follow": [0.0] * N},
                                "training": {"seed": 1}}))
     w = learned.load(str(old))
-    assert set(w) == {"declare", "discard", "lead", "follow", "bid"} and w["lead"]["trumps"] == 0.5
+    assert set(w) == {"declare", "discard", "lead", "follow", "bid", "call"} and w["lead"]["trumps"] == 0.5
     assert not any(w["declare"].values()) and not any(w["discard"].values())
     new = _model(tmp_path / "v2.json", lead=lead)
     a, _ = runner.simulate([({"policy": "learned", "model": str(old), "name": "m"}, "basic")], n=20, seed=6,
@@ -162,7 +165,8 @@ def test_a_version_2_model_still_plays_with_the_experts_bid(tmp_path):
     new = _model(tmp_path / "v3.json", lead=lead)
     data = json.loads(Path(new).read_text())
     data["version"] = 2
-    del data["features"]["bid"], data["weights"]["bid"]
+    for d in ("bid", "call"):
+        del data["features"][d], data["weights"][d]
     old = tmp_path / "v2.json"
     old.write_text(json.dumps(data))
     w = learned.load(str(old))
@@ -376,22 +380,29 @@ def test_the_learned_plays_are_pinned(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"version": 99}, "model version 99; this build reads versions 1, 2, 3"),
-    ({"version": 4}, "model version 4; this build reads versions 1, 2, 3"),
+    ({"version": 99}, "model version 99; this build reads versions 1, 2, 3, 4"),
+    ({"version": 5}, "model version 5; this build reads versions 1, 2, 3, 4"),
     ({"format": "other"}, "not a tractor-sim model file"),
     ({"game": [6, 3, "tractor"]}, "a model of the game [6, 3, 'tractor'], not of this game [4, 2, 'tractor']"),
-    ({"features": ["base"]}, "'features' must hold a list for each of declare, discard, lead, follow, bid"),
+    ({"features": ["base"]}, "'features' must hold a list for each of declare, discard, lead, follow, bid, call"),
     ({"features": {"declare": ["base"], "discard": list(B.BURIAL_NAMES), "lead": list(F.NAMES),
-                   "follow": list(F.NAMES), "bid": list(A.BID_NAMES)}}, "its declare features ['base'] are not"),
+                   "follow": list(F.NAMES), "bid": list(A.BID_NAMES), "call": list(Q.CALL_NAMES)}},
+     "its declare features ['base'] are not"),
     ({"features": {"declare": list(E.DECLARE_NAMES), "discard": list(B.BURIAL_NAMES), "lead": list(F.NAMES),
-                   "follow": list(F.NAMES), "bid": ["base"]}}, "its bid features ['base'] are not this build's"),
-    ({"weights": {"lead": []}}, "'weights' must hold a list for each of declare, discard, lead, follow, bid"),
+                   "follow": list(F.NAMES), "bid": ["base"], "call": list(Q.CALL_NAMES)}},
+     "its bid features ['base'] are not this build's"),
+    ({"features": {"declare": list(E.DECLARE_NAMES), "discard": list(B.BURIAL_NAMES), "lead": list(F.NAMES),
+                   "follow": list(F.NAMES), "bid": list(A.BID_NAMES), "call": ["base"]}},
+     "its call features ['base'] are not this build's"),
+    ({"weights": {"lead": []}}, "'weights' must hold a list for each of declare, discard, lead, follow, bid, call"),
     ({"weights": {"declare": [0.0] * ND, "discard": [0.0] * NB, "lead": [0.0] * N, "follow": [float("nan")] * N,
-                  "bid": [0.0] * NA}}, "field 'weights'['follow'][0] of the model file is NaN"),
+                  "bid": [0.0] * NA, "call": [0.0] * NQ}}, "field 'weights'['follow'][0] of the model file is NaN"),
     ({"weights": {"declare": [0.0] * ND, "discard": ["x"] * NB, "lead": [0.0] * N, "follow": [0.0] * N,
-                  "bid": [0.0] * NA}}, "weights.discard must be"),
+                  "bid": [0.0] * NA, "call": [0.0] * NQ}}, "weights.discard must be"),
     ({"weights": {"declare": [0.0] * ND, "discard": [0.0] * NB, "lead": [0.0] * N, "follow": [0.0] * N,
-                  "bid": [0.0] * (NA - 1)}}, "weights.bid must be"),
+                  "bid": [0.0] * (NA - 1), "call": [0.0] * NQ}}, "weights.bid must be"),
+    ({"weights": {"declare": [0.0] * ND, "discard": [0.0] * NB, "lead": [0.0] * N, "follow": [0.0] * N,
+                  "bid": [0.0] * NA, "call": [1.0] * (NQ + 1)}}, "weights.call must be"),
     ({"version": 1}, "its features {'declare': ["),  # a version 1 file has one list, the plays' features
 ])
 def test_a_model_file_of_another_kind_is_refused_by_name(tmp_path, change, message):
@@ -420,6 +431,10 @@ def test_another_game_size_refuses_the_shipped_model():
                                                                                  FINDING_FRIENDS=False))
     with pytest.raises(learned.ModelError, match="train one for this size"):
         learned.load("learned-4x2.json", package)
+    with pytest.raises(learned.ModelError, match="no learned model is shipped for 6 players, 3 decks, tractor "
+                                                 r"\(shipped: learned-4x2.json, learned-5x2f.json\); train one"):
+        learned.load("learned-{game}.json", package)
+    assert learned.path_of("learned-{game}.json") == learned.MODELS / "learned-4x2.json"
 
 
 def test_the_shipped_model_is_the_default_and_small():

@@ -1,24 +1,28 @@
 """Model files of the ``learned`` policy: read, checked against the game, written.
 
-A model is the weights of the learned declaration, burial, lead, follow and
-bid (core/strategies/learned.py), one per feature by name (core/features.py
-for the lead and the follow, core/declare_features.py, core/burial_features.py,
-core/bid_features.py),
+A model is the weights of the learned declaration, burial, lead, follow,
+bid and call (core/strategies/learned.py), one per feature by name
+(core/features.py for the lead and the follow, core/declare_features.py,
+core/burial_features.py, core/bid_features.py, core/call_features.py),
 in a small JSON file that says what it is and where it came from:
 
-    {"format": "tractor-sim model", "version": 3, "game": [4, 2, "tractor"],
+    {"format": "tractor-sim model", "version": 4, "game": [4, 2, "tractor"],
      "features": {"declare": ["base", "declare", ...], "discard": [...], "lead": [...], "follow": [...],
-                  "bid": [...]},
-     "weights": {"declare": [...], "discard": [...], "lead": [...], "follow": [...], "bid": [...]},
+                  "bid": [...], "call": [...]},
+     "weights": {"declare": [...], "discard": [...], "lead": [...], "follow": [...], "bid": [...], "call": [...]},
      "training": {"seed": 1, "fingerprint": "...", ...}}
 
-A version 1 file (the lead and the follow only, one feature list) and a
-version 2 file (no bid) still play: what they lack is the expert's (weights 0).  A file of
+A version 1 file (the lead and the follow only, one feature list), a
+version 2 file (no bid) and a version 3 file (no call) still play: what they
+lack is the expert's (weights 0).  A file of
 another format, version, game size or feature list is refused by name:
 weights are only meaningful for the features they were fitted to.  The
-package ships one for the 4-player 2-deck game (tractor_sim/models/), the
-default of the ``learned`` policy; ``{policy = "learned", model = "PATH"}``
-plays any other.  Calls have no weights: the expert's.
+package ships models (tractor_sim/models/learned-GAME.json: ``4x2`` the
+4-player 2-deck game, ``5x2f`` 5 players in Finding Friends); the ``learned``
+policy plays the one of the game at the table (its model is named
+``learned-{game}.json``) and is refused by name at a game with none;
+``{policy = "learned", model = "PATH"}`` plays any other, of any game
+``tractor-sim train`` trained it for.
 """
 
 from __future__ import annotations
@@ -31,13 +35,14 @@ from pathlib import Path
 from tractor_sim.rules import files
 
 FORMAT = "tractor-sim model"
-VERSION = 3
-VERSIONS = (1, 2, 3)  # the versions read: 1 scored the lead and the follow only, 2 all but the bid
-DECISIONS = ("declare", "discard", "lead", "follow", "bid")  # the decisions a model scores
-SCORED = {1: ("lead", "follow"), 2: ("declare", "discard", "lead", "follow"), 3: DECISIONS}  # by version
+VERSION = 4
+VERSIONS = (1, 2, 3, 4)  # the versions read: 1 scored the lead and the follow only, 2 not the bid, 3 not the call
+DECISIONS = ("declare", "discard", "lead", "follow", "bid", "call")  # the decisions a model scores
+SCORED = {1: ("lead", "follow"), 2: ("declare", "discard", "lead", "follow"), 3: DECISIONS[:5],
+          4: DECISIONS}  # by version
 FEATURE_MODULES = {"declare": ("declare_features", "DECLARE_NAMES"), "discard": ("burial_features", "BURIAL_NAMES"),
                    "lead": ("features", "NAMES"), "follow": ("features", "NAMES"),
-                   "bid": ("bid_features", "BID_NAMES")}
+                   "bid": ("bid_features", "BID_NAMES"), "call": ("call_features", "CALL_NAMES")}
 MODELS = Path(__file__).resolve().parent.parent / "models"  # the shipped models
 
 
@@ -62,8 +67,16 @@ def game_of(package=None) -> list:
     return [size.SEATS, size.DECKS, "friends" if size.FINDING_FRIENDS else "tractor"]
 
 
-def path_of(name: str) -> Path:
-    """A model named in a policy: a path, or the name of a shipped model (tractor_sim/models/NAME)."""
+def game_code(package=None) -> str:
+    """The game's part of a shipped model's name: ``4x2``, ``5x2f`` (the f: Finding Friends)."""
+    players, decks, teams = game_of(package)
+    return f"{players}x{decks}{'f' if teams == 'friends' else ''}"
+
+
+def path_of(name: str, package=None) -> Path:
+    """A model named in a policy: a path, or the name of a shipped model (tractor_sim/models/NAME), where
+    ``{game}`` stands for the game played (game_code)."""
+    name = name.replace("{game}", game_code(package))
     p = Path(name).expanduser()
     if not p.exists() and (MODELS / name).exists():
         return MODELS / name
@@ -72,9 +85,15 @@ def path_of(name: str) -> Path:
 
 def load(name: str, package=None) -> dict[str, dict[str, float]]:
     """The weights of model file ``name`` as policy parameters {decision: {feature: w}}, checked against
-    ``package``'s game and features; ModelError naming the file otherwise.  A version 1 file gives the
-    declaration, the burial and the bid weights 0 (the expert's), a version 2 file the bid."""
-    path = path_of(name)
+    ``package``'s game and features; ModelError naming the file otherwise.  What an older version does not
+    score gets weights 0 (the expert's): version 1 all but the lead and the follow, 2 the bid and the call,
+    3 the call."""
+    path = path_of(name, package)
+    if "{game}" in name and not path.exists():
+        players, decks, teams = game_of(package)
+        raise ModelError(f"no learned model is shipped for {players} players, {decks} decks, {teams} "
+                         f"(shipped: {', '.join(sorted(m.name for m in MODELS.glob('learned-*.json')))}); train one "
+                         "(tractor-sim train, docs/learned.md) and play it as {policy = \"learned\", model = \"PATH\"}")
     data = files.read_model(path, ModelError)
     if data.get("format") != FORMAT:
         raise ModelError(f"{path}: not a {FORMAT} file (its format is {data.get('format')!r})")

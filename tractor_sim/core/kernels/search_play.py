@@ -44,6 +44,7 @@ from .search import (
 from .infer import new_deal, new_history, observe, observed, pick_worlds
 from .candidates import MAX_CANDIDATES
 from ..bid_features import N_BID_FEATURES, bid_features
+from ..call_features import N_CALL_FEATURES, call_features
 from ..burial_features import N_BURIAL_FEATURES, burial_features
 from ..declare_features import N_DECLARE_FEATURES, declare_features
 from ..features import N_FEATURES, SITUATION_CELLS, candidate_features, situation
@@ -102,17 +103,18 @@ globals().update(RECORD.constants())
 AR_FIELDS = RECORD.size
 
 # A training row (float64): one candidate of one searched decision, for tractor-sim train.
-TR_WIDTH = max(N_FEATURES, N_DECLARE_FEATURES, N_BURIAL_FEATURES, N_BID_FEATURES)  # the widest decision's features
+TR_WIDTH = max(N_FEATURES, N_DECLARE_FEATURES, N_BURIAL_FEATURES, N_BID_FEATURES,
+               N_CALL_FEATURES)  # the widest decision's features
 TRAIN = Layout("training row", [
     ("TR_DEAL", 1, "the deal id (as AR_DEAL)"),
-    ("TR_SEAT", 1), ("TR_DECISION", 1, "view.DECLARE, view.DISCARD, view.LEAD, view.FOLLOW or view.BID"),
+    ("TR_SEAT", 1), ("TR_DECISION", 1, "view.DECLARE, view.DISCARD, view.LEAD, view.FOLLOW, view.BID or view.CALL"),
     ("TR_TRICK", 1),
     ("TR_CANDIDATE", 1, "its index in the decision's list (0: the base policy's answer)"),
     ("TR_CANDIDATES", 1, "candidates of the decision"),
     ("TR_GAIN", 1, "its mean gain over the base policy's answer, paired by world (levels + points tie-break)"),
     ("TR_WORLDS", 1, "worlds it was valued in"),
     ("TR_FEATURES", TR_WIDTH, "the candidate's features in the seat's view, the decision's own (core/features.py "
-                              "for a play, declare_features, burial_features, bid_features), the rest 0"),
+                              "for a play, declare_features, burial_features, bid_features, call_features), the rest 0"),
 ])
 globals().update(TRAIN.constants())
 TR_FIELDS = TRAIN.size
@@ -193,8 +195,6 @@ def search_step(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
     candidate replaces it (or, with SS_RECORD, it stays and an analysis row is written).  Returns
     ERR_NONE, or -1 when a world could not be made."""
     wst, wws, rst, rws, cands, values, sampler_work, rng, err, nolog = work
-    if sets[SS_RECORD] == RECORD_TRAIN and decision == CALL:
-        return ERR_NONE  # no features are defined for a call (tractor-sim train): the base answer stays
     ncand = list_candidates(st, ws, rules, seat, decision, sets[SS_MAX_CAND], cands)
     if sets[SS_RECORD] == RECORD_TRAIN:
         return _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work, inf, model_fns,
@@ -319,6 +319,8 @@ def _train_rows(st, ws, rules, roll_params, roll_fns, seat, decision, sets, work
             burial_features(views[seat], cands[c], c == 0, records[row, TR_FEATURES:TR_FEATURES + N_BURIAL_FEATURES])
         elif decision == BID:
             bid_features(views[seat], cands[c], c == 0, records[row, TR_FEATURES:TR_FEATURES + N_BID_FEATURES])
+        elif decision == CALL:
+            call_features(views[seat], cands[c], c == 0, records[row, TR_FEATURES:TR_FEATURES + N_CALL_FEATURES])
         else:
             candidate_features(views[seat], ws[1][seat], sit, cands[c], c == 0,
                                records[row, TR_FEATURES:TR_FEATURES + N_FEATURES])

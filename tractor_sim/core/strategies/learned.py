@@ -1,10 +1,11 @@
-"""The learned declaration, burial, lead, follow and bid: the expert's answer and the search's candidates,
-scored by a model.
+"""The learned declaration, burial, lead, follow, bid and call: the expert's answer and the search's
+candidates, scored by a model.
 
 Each candidate (kernels.candidates: the lists the search tries, with the
 expert's own answer first) is scored by a weighted sum of its features
 (core/features.py for a play, core/burial_features.py, core/declare_features.py,
-core/bid_features.py for the auction's steps)
+core/bid_features.py for the auction's steps, core/call_features.py for
+Finding Friends' calls)
 and the highest is taken; ties go to the earlier, so with every weight 0
 this plays as ``expert``.  The weights are the
 strategy's parameters, one per feature by name: ``tractor-sim train``
@@ -21,9 +22,11 @@ from ..burial_features import (
     BURIAL_NAMES, BURIAL_SITUATION_CELLS, N_BURIAL_FEATURES, burial_features_of, burial_situation,
 )
 from ..bid_features import BID_NAMES, N_BID_FEATURES, bid_features
+from ..call_features import CALL_NAMES, N_CALL_FEATURES, call_features
 from ..declare_features import DECLARE_NAMES, N_DECLARE_FEATURES, declare_features
 from ..kernels.candidates import (
-    JOKER_KINDS, bid_candidates, bid_row, burial_candidates, declare_candidates, follow_candidates, lead_candidates,
+    JOKER_KINDS, bid_candidates, bid_row, burial_candidates, call_candidates, declare_candidates, follow_candidates,
+    lead_candidates,
 )
 from ..kernels.combos import UNIT_FIELDS
 from ..kernels.deal import SCRATCH
@@ -32,17 +35,19 @@ from ..kernels.dims import CARDS, DECKS, PAIR, SUITS
 from ..features import N_FEATURES, NAMES, SITUATION_CELLS, candidate_features_of, situation
 from ..kernels.unowned import rows_in, stack_array
 from ..kernels.view import (
-    BID, DECLARE, DISCARD, M_BID_STEP, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N,
+    BID, CALL, DECLARE, DISCARD, M_BID_STEP, M_DECL_CARD, M_DECL_KIND, M_DECL_SEAT, M_LEAD_KIND, M_LEAD_N,
     M_LEAD_PAIRS, M_LEAD_SUIT, M_LEADER, M_SEAT, M_TRUMP_RANK, V_HAND, V_META, V_RULES, V_SUITS, V_TRICK,
 )
 from ..registry import strategy
 from .bid import STRENGTH_PARAMS, strength_answer
+from .call import ace_answer
 from .declare import OVERRIDE_PARAMS, override_answer
 from .discard import EXPERT_PARAMS, expert_burial
 from .follow import play_smart
 from .lead import expert_lead
 
 MAX_SCORED = 32  # candidates scored per decision, at most (the search's default list; 16 measured weaker: +0.138 vs +0.156)
+MAX_CALLS = 16  # calls scored: the teacher's list (experiments/train-5x2f.toml); 32 measured weaker (docs/learned.md)
 CAND_CELLS = MAX_SCORED * CARDS  # the candidate list's cells, on the stack
 WEIGHTS = {name: 0.0 for name in NAMES}  # a weight per feature; all 0: the expert's answer
 RANGES = {name: (-1000.0, 1000.0) for name in NAMES}
@@ -52,6 +57,8 @@ BURIAL_WEIGHTS = {name: 0.0 for name in BURIAL_NAMES}
 BURIAL_RANGES = {name: (-1000.0, 1000.0) for name in BURIAL_NAMES}
 BID_WEIGHTS = {name: 0.0 for name in BID_NAMES}
 BID_RANGES = {name: (-1000.0, 1000.0) for name in BID_NAMES}
+CALL_WEIGHTS = {name: 0.0 for name in CALL_NAMES}
+CALL_RANGES = {name: (-1000.0, 1000.0) for name in CALL_NAMES}
 MAX_BIDS = 1 + CARDS  # the base answer and every bid (41 with two decks) or every card held to show
 BID_CELLS = MAX_BIDS * CARDS
 EXPERT_PER_TRUMP = STRENGTH_PARAMS["per_trump"]  # the expert policy's bid (strategies.bid.strength)
@@ -182,7 +189,7 @@ def _follows(view, units, nu, cands):
 @njit(cache=True, inline='always')
 def _best_row(view, params, feats, cands, ncand, kind, sit):
     """The best-scored of cands[:ncand] (ties: the earlier; row 0 the expert's answer): declarations
-    (``kind`` DECLARE), burials (DISCARD; ``sit``: their burial_situation) or auction answers (BID);
+    (``kind`` DECLARE), burials (DISCARD; ``sit``: their burial_situation), auction answers (BID) or calls (CALL);
     ``feats``: the decision's features' cells."""
     best = 0
     best_score = 0.0
@@ -191,6 +198,8 @@ def _best_row(view, params, feats, cands, ncand, kind, sit):
             burial_features_of(view, sit, cands[i], i == 0, feats)
         elif kind == BID:
             bid_features(view, cands[i], i == 0, feats)
+        elif kind == CALL:
+            call_features(view, cands[i], i == 0, feats)
         else:
             declare_features(view, cands[i], i == 0, feats)
         score = 0.0
@@ -275,3 +284,22 @@ def learned_bid(view, params, rng, scratch, out):
     for c in range(CARDS):
         out[c] = cands[best, c]
     return 1
+
+
+@strategy("call", "learned", params=CALL_WEIGHTS, ranges=CALL_RANGES)
+def learned_call(view, params, rng, scratch, out):
+    """The expert's calls (``ace``) or a set of calls one call away, as the model scores them (the first
+    MAX_CALLS of the search's list: the calls the teacher valued).
+
+    Idea: as the learned lead, on the calls the search tries.
+    """
+    n = ace_answer(view, out)
+    cands = rows_in(stack_array(CAND_CELLS), 0, MAX_SCORED, CARDS)
+    for c in range(CARDS):
+        cands[0, c] = out[c]
+    ncand = call_candidates(view[V_META, M_TRUMP_RANK], cands, 1, MAX_CALLS)
+    unused = stack_array(1)  # a call reads no burial situation
+    best = _best_row(view, params, scratch[SCRATCH - N_CALL_FEATURES:SCRATCH], cands, ncand, CALL, unused)
+    for c in range(CARDS):
+        out[c] = cands[best, c]
+    return n

@@ -19,8 +19,9 @@ policy(
     description="fights for the declaration, buries points when strong, safe throws, tracks voids to ruff and feed",
 )
 policy(
-    "learned", declare="learned", discard="learned", lead="learned", follow="learned", bid="learned",
-    model="learned-4x2.json",
-    description="declarations, burials, leads, follows and bids scored by the model learned-4x2.json (weights "
-                "distilled from the search; the strategies' own defaults, all 0, play as expert; calls as expert's)",
+    "learned", declare="learned", discard="learned", lead="learned", follow="learned", bid="learned", call="learned",
+    model="learned-{game}.json",
+    description="declarations, burials, leads, follows, bids and calls scored by the shipped model of the game "
+                "(learned-4x2.json, learned-5x2f.json: weights distilled from the search; the strategies' own "
+                "defaults, all 0, play as expert)",
 )
