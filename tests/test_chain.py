@@ -2,10 +2,14 @@
 through the kernels' level functions, and agreement with simulated matches."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
+from scipy import sparse
+from scipy.sparse.linalg import spsolve
 
+from tractor_sim.rules.options import as_rules
 from tractor_sim.runs import runner
 from tractor_sim.stats import chain
 from test_stats import deals_from_probs, table
@@ -180,3 +184,117 @@ def test_bootstrap_resamples_deal_ids_so_shared_deals_move_together():
     r = chain.win_probability(d, "A", "B", n_boot=50, seed=2)
     assert r["win_prob"] == pytest.approx(0.5)
     assert r["low"] == pytest.approx(0.5, abs=1e-9) and r["high"] == pytest.approx(0.5, abs=1e-9)
+
+
+# ---------------------------------------------------------------- the back-substitution against a plain solve
+
+def sparse_solve(probs_a, probs_b, rules=None, a_declares=0.5):
+    """The independent reference: the whole chain as one sparse system (chain.solve before the
+    back-substitution), from the same transition table."""
+    rules = as_rules(rules)
+    n_rows = max(len(probs_a), len(probs_b), 4)
+    p = np.zeros((2, n_rows))
+    p[0, :len(probs_a)] = probs_a
+    p[1, :len(probs_b)] = probs_b
+    t, won = chain._targets(rules, n_rows)
+    n = len(t)
+    d = np.arange(n) % 2
+    prob = np.where((won >= 0)[:, None], 0.0, p[d])
+    nxt, keep = t[:, :, 0], t[:, :, 1].astype(bool)
+    a_wins = (prob * (nxt == -1)).sum(axis=1)
+    live = nxt >= 0
+    src = np.broadcast_to(np.arange(n)[:, None], nxt.shape)
+    if rules.declaring == "auction":
+        parts = [(2 * nxt, prob * a_declares), (2 * nxt + 1, prob * (1 - a_declares))]
+    else:
+        parts = [(2 * nxt + np.where(keep, d[:, None], 1 - d[:, None]), prob)]
+    cols = np.concatenate([c[live] for c, _ in parts])
+    vals = np.concatenate([v[live] for _, v in parts])
+    rows = np.concatenate([src[live]] * len(parts))
+    system = (sparse.identity(n) - sparse.coo_matrix((vals, (rows, cols)), shape=(n, n))).tocsc()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = spsolve(system, np.column_stack([a_wins + (won == 0), (won < 0).astype(float)]))
+    if not np.isfinite(sol).all() or np.abs(sol[:, 1]).max() > 1e9:
+        raise ValueError(chain.NEVER_ENDS)
+    return sol[:, 0].reshape(13, 13, 2), sol[:, 1].reshape(13, 13, 2)
+
+
+RULE_CASES = ["standard", "russian", {"must_defend": "ace"}, {"must_defend": "ace_5_10_k"},
+              {"declaring": "auction", "must_defend": "ace_5_10_k"}, {"match_end": "reach_ace"}]
+
+
+@pytest.mark.parametrize("rules", RULE_CASES)
+def test_back_substitution_matches_the_sparse_solve(rules):
+    # random row distributions over 4 to 12 rows (a row changes the levels alike with any number of decks),
+    # some rows empty, and a random bidding share
+    rng = np.random.default_rng(11)
+    for _ in range(25):
+        n_rows = int(rng.integers(4, 13))
+        p = rng.dirichlet(np.ones(n_rows), 2) * (rng.random((2, n_rows)) < 0.7)
+        p[:, -1] += p.sum(axis=1) == 0  # never no row at all
+        pa, pb = p / p.sum(axis=1, keepdims=True)
+        share = float(rng.random())
+        try:
+            want = sparse_solve(pa, pb, rules, share)
+        except ValueError:
+            with pytest.raises(ValueError, match="never ends"):
+                chain.solve(pa, pb, rules, share)
+            continue
+        got = chain.solve(pa, pb, rules, share)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=0, atol=1e-12 * max(1, np.abs(w).max()))
+
+
+def test_never_ending_matches_agree_with_the_sparse_solve():
+    # every deal 80-115 (declarers hand over, nobody gains), and must_defend holding both teams on A
+    cases = [([0, 0, 0, 1], [0, 0, 0, 1], "standard"), ([0, 0, 0, 0, 1], [0, 0, 0, 0, 1], {"must_defend": "ace"})]
+    for pa, pb, rules in cases:
+        for solver in (sparse_solve, chain.solve):
+            with pytest.raises(ValueError, match="never ends"):
+                solver(pa, pb, rules)
+
+
+def loop_win_probability(d, rules, n_boot, seed, confidence=0.95):
+    """win_probability's numbers as the bootstrap made them before: one multinomial draw and one sparse
+    solve per replicate. For deals_from_probs' tables: policies A and B, deal ids 0..n-1 (a block a deal)."""
+    rules = as_rules(rules)
+    a_decl = np.where(d["declaring_team"] == 0, d["policy0"], d["policy1"]) == "A"
+    rows = d["row"].to_numpy(np.int64)
+    n, n_rows = len(d), max(8, int(rows.max()) + 1)
+    per_a, per_b = np.zeros((n, n_rows)), np.zeros((n, n_rows))
+    per_a[np.flatnonzero(a_decl), rows[a_decl]] = 1
+    per_b[np.flatnonzero(~a_decl), rows[~a_decl]] = 1
+    auction = rules.declaring == "auction"
+
+    def start(ca, cb):
+        s = ca.sum() / (ca.sum() + cb.sum()) if auction else 0.5
+        win, _ = sparse_solve(ca / ca.sum(), cb / cb.sum(), rules, s)
+        return s, win, s * win[0, 0, 0] + (1 - s) * win[0, 0, 1]
+
+    first, win, p = start(per_a.sum(axis=0), per_b.sum(axis=0))
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(n_boot):
+        w = rng.multinomial(n, np.full(n, 1 / n)).astype(float)
+        ba, bb = w @ per_a, w @ per_b
+        if ba.sum() and bb.sum():
+            try:
+                boot.append(start(ba, bb)[2])
+            except ValueError:
+                pass
+    tail = (1 - confidence) / 2
+    top = 12 if rules.match_end == "reach_ace" else 13
+    return p, *np.quantile(boot, [tail, 1 - tail]), first * win[:top, :top, 0] + (1 - first) * win[:top, :top, 1]
+
+
+@pytest.mark.parametrize("rules, decks", [("standard", 2), ("russian", 2), ("standard", 3)])
+def test_win_probability_unchanged_by_the_batched_bootstrap(rules, decks):
+    rng = np.random.default_rng(5)
+    pa = np.array([0.02, 0.15, 0.35, 0.25, 0.13, 0.06, 0.03, 0.01])
+    d = deals_from_probs(pa, pa[::-1], 600, rng)
+    r = chain.win_probability(d, "A", "B", rules=rules, n_boot=60, seed=3, decks=decks)
+    win_prob, low, high, table = loop_win_probability(d, rules, 60, 3)
+    assert r["n_boot"] == 60
+    assert [r["win_prob"], r["low"], r["high"]] == pytest.approx([win_prob, low, high], abs=1e-12)
+    np.testing.assert_allclose(r["table"].to_numpy(), table, rtol=0, atol=1e-12)

@@ -12,7 +12,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextPath, text_to_path
+from matplotlib.transforms import Affine2D
 
 from tractor_sim.stats.summary import LEVEL_NAMES, level_step, row_frequencies
 
@@ -26,9 +30,11 @@ def _figure(width: float = 7.0, height: float = 4.0, layout: str | None = "const
 
 
 def _save(fig: Figure, path) -> Path:
+    """The PNG at zlib level 1: the same pixels, 3% more bytes than the default level 6 and half its
+    time (80 -> 40 ms for a quick start's six figures)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    fig.savefig(path, dpi=DPI, metadata={"Software": None}, pil_kwargs={"compress_level": 1})
     return path
 
 
@@ -169,6 +175,27 @@ def plot_level_trajectories(deals: pd.DataFrame, path) -> Path:
     return _save(fig, path)
 
 
+def _cell_labels(ax, values: np.ndarray, fontsize: float = 6) -> None:
+    """``values`` written in their cells to 2 decimals, white on the dark ends of the colour scale, as one
+    collection of glyph outlines centred as ax.text(ha="center", va="center") centres its text: 169
+    Text artists were half a heatmap's time (their glyphs rendered one by one in Python)."""
+    prop = FontProperties(size=fontsize)
+    _, lp_height, lp_descent = text_to_path.get_text_width_height_descent("lp", prop, ismath=False)
+    texts = [f"{v:.2f}" for v in values.flat]
+    shapes = {}
+    for text in set(texts):
+        width, height, descent = text_to_path.get_text_width_height_descent(text, prop, ismath=False)
+        line = max(height, lp_height)  # the line's box, as Text lays out one line
+        shapes[text] = TextPath((0, 0), text, prop=prop).transformed(
+            Affine2D().translate(-width / 2, max(descent, lp_descent) - line / 2))
+    rows, cols = np.indices(values.shape)
+    ax.add_collection(PathCollection(
+        [shapes[text] for text in texts], offsets=np.column_stack([cols.ravel(), rows.ravel()]),
+        offset_transform=ax.transData, transform=Affine2D().scale(1 / 72) + ax.figure.dpi_scale_trans,
+        facecolors=np.where(np.abs(values - 0.5) > 0.3, "white", "black").ravel(), edgecolors="none"),
+        autolim=False)
+
+
 def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probability") -> Path:
     """Heatmap of a win-probability table (rows: A's starting level, columns: B's).
 
@@ -179,9 +206,7 @@ def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probabil
     ax = fig.add_subplot()
     values = table.to_numpy(float)
     im = ax.imshow(values, origin="lower", cmap="RdBu", vmin=0, vmax=1)
-    for (i, j), v in np.ndenumerate(values):
-        ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
-                color="white" if abs(v - 0.5) > 0.3 else "black")
+    _cell_labels(ax, values)
     ax.set_xticks(range(values.shape[1]), table.columns)
     ax.set_yticks(range(values.shape[0]), table.index)
     ax.set_xlabel(table.columns.name or "")
