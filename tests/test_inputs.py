@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from tractor_sim.cli import main
@@ -618,6 +618,7 @@ SEARCH_BASE = {"policy": "oracle", "base": "basic", "worlds": 4}
 
 @SOME
 @given(declared_tables(SE.SETTINGS, SEARCH_BASE))
+@example(({"policy": "oracle", "base": "search", "worlds": 4, "rollout_policy": "expert"}, []))  # found: base unnamed
 def test_search_tables_generated(case):
     spec, wrong = case
     assume(SE.is_search(spec))  # a table without a search's policy is another kind of policy table
@@ -893,8 +894,8 @@ def test_experiment_names_are_text_and_their_directory_is_one_safe_component(nam
     assert Path("runs", d).parent == Path("runs")
 
 
-def test_a_chinese_name_runs_into_its_own_directory(tmp_path):
-    os.chdir(tmp_path)
+def test_a_chinese_name_runs_into_its_own_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # restored after: later tests of the worker read files relative to the checkout
     (tmp_path / "e.toml").write_text(TINY.replace('name = "tiny"', 'name = "拖拉机"').replace("count = 40", "count = 4"))
     r = clean(_run(["run", "e.toml", "--quiet"]))
     assert r.exit_code == 0 and (tmp_path / "runs" / "拖拉机" / "deals.parquet").exists()

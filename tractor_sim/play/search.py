@@ -182,7 +182,7 @@ def parse(spec) -> tuple[object, SearchSettings, str]:
     kind = checked["policy"]
     base = checked.get("base", DEFAULT_BASE)
     if is_search(base):
-        raise SearchSpecError(f"{where}the base policy cannot itself be a search ({base!r})")
+        raise SearchSpecError(f"{where}field 'base': the base policy cannot itself be a search ({base!r})")
     settings = SearchSettings(
         kind=kind,
         worlds=checked.get("worlds", DEFAULT_WORLDS),
