@@ -97,7 +97,8 @@ class Config:
     def fingerprint(self) -> str:
         """What makes the data and the model: every field but the name and the description, and the
         features each decision records (a directory of data with other columns is not resumed).  The
-        4-player 2-deck game adds no field, so its fingerprints stay those of the trainings before sizes."""
+        fields added after the first trainings (call_deals, a game other than 4 players 2 decks) enter only
+        when used, so adding such a field leaves the fingerprints of the files that do not use it."""
         body = {k: v for k, v in self.__dict__.items() if k not in ("name", "description", "game", "call_deals")}
         if self.call_deals:
             body["call_deals"] = self.call_deals
