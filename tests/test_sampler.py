@@ -149,11 +149,12 @@ def exact_distribution(state, seat):
     return cards, {k: v / total for k, v in dist.items()}
 
 
-def sampled_counts(state, seat, n, seed, st=None):
-    """Counter of the sampler's deals (keys as exact_distribution's) over n draws."""
+def sampled_counts(state, seat, n, seed, st=None, pool_above=SM.POOL_ABOVE):
+    """Counter of the sampler's deals (keys as exact_distribution's) over n draws (``pool_above``: the
+    sampler's, 0 to pool every place no constraint touches)."""
     st = state._st if st is None else st
     work = SM.new_work()
-    assert SM.prepare(st, seat, state._ws[3], work) == 1
+    assert SM.prepare(st, seat, state._ws[3], work, pool_above) == 1
     cards = work[0][SM.W_CARD:SM.W_CARD + work[0][SM.W_LAYERS]].tolist()
     rng = np.array([seed], dtype=np.uint64)
     counts = Counter()
@@ -260,6 +261,48 @@ def test_endgame_frequencies_match_exact_enumeration(case):
     q = chi2_p(dist, Counter(dict(zip(keys, flat))))
     print(f"  a sampler ignoring the copies of a card (uniform over distinct deals): p = {q:.3g}")
     assert q < 1e-9
+
+
+def _merged(state, seat):
+    """How many places the sampler pools at this state when forced to (pool_above 0)."""
+    work = SM.new_work()
+    assert SM.prepare(state._st, seat, state._ws[3], work, 0) == 1
+    return int((work[0][SM.W_POOL_ROOM:SM.W_POOL_ROOM + SM.PLACES] > 0).sum())
+
+
+def pooled_endgames():
+    """Late states where two or more places are untouched by any constraint (the kitty among them or
+    not), with few consistent deals, and a void or a shown card deciding the others."""
+    found = []
+    for deal_id in range(200):
+        state = State.new(seed=17, deal_id=deal_id)
+        while not state.over:
+            st = state._st
+            seat = int(st[ST.S_TO_ACT])
+            if st[ST.S_PHASE] in (ST.PH_LEAD, ST.PH_FOLLOW) and st[ST.S_REMAINING] <= (
+                    3 if seat == st[ST.S_STARTER] else 1) and _merged(state, seat) >= 2:
+                cards, dist = exact_distribution(state, seat)
+                if 20 <= len(dist) <= 1500 and min(dist.values()) >= 1e-4:
+                    found.append((state.clone(), seat))
+                    break
+            _step(state, ("random", "random"))
+        if len(found) == 3:
+            break
+    return found
+
+
+def test_pooled_places_keep_the_frequencies_exact():
+    """The places no constraint touches merged and their copies shuffled back into their rooms (forced
+    here: 4-player tables are below POOL_ABOVE): the same exact distribution as the enumeration's."""
+    cases = pooled_endgames()
+    assert len(cases) == 3
+    for case, (state, seat) in enumerate(cases):
+        cards, dist = exact_distribution(state, seat)
+        n = max(200_000, int(20 / min(dist.values())))
+        _, counts = sampled_counts(state, seat, n, seed=4321 + case, pool_above=0)
+        p = chi2_p(dist, counts)
+        print(f"pooled endgame {case}: {_merged(state, seat)} places merged, {len(dist)} deals, p = {p:.4f}")
+        assert p > 1e-3, case
 
 
 def test_a_greedy_sampler_and_one_ignoring_a_void_are_rejected():

@@ -38,6 +38,18 @@ tractor obligation, what a failed throw says of the seats that could not
 beat it, and any inference from the strategies' choices (the prior is the
 shuffle's).
 
+**Pooled places.**  The table has a dimension per place but one, so with
+6 players it grows as the fourth power of a hand (3.7 million cells a card at
+3 decks: seconds per decision).  Places that no kept constraint touches are
+interchangeable: whichever copies they receive together, the ways to split
+those among them are the same number (the multinomial of their rooms).  So
+when the table would exceed POOL_ABOVE cells, such places are merged into
+one of their combined room, the table is counted over the rest, and
+``deal_unseen`` shuffles the merged place's copies into its places' rooms:
+still uniform given the constraints, exactly.  Below POOL_ABOVE (every
+4-player table) nothing is merged, so those worlds are the same draws as
+before pooling.
+
 Cost: ``prepare`` is a few milliseconds at the first trick (about 6,000
 room cells by 54 cards), far less later; ``draw`` walks 54 cards or fewer.
 Worlds are sampled in the phases that follow the draw: the kitty exchange,
@@ -52,7 +64,7 @@ from numba import njit
 from . import publish as P
 from .layout import Layout
 from .order import TT_EFF
-from .rng import next_u64, uniform
+from .rng import next_u64, shuffle, uniform
 from .dims import CARDS, DECK, DECKS, EFF_SUITS, HAND, KITTY, SEATS, seat_after
 from .state import (
     ANSWER, BURIED, HANDS, HELD, HPAIRS, K_MOST, K_PLAYED, K_SHOWN, K_VOID, PH_DONE, PH_FOLLOW, PH_KITTY,
@@ -70,6 +82,7 @@ OTHERS = SEATS - 1  # the other seats
 # indexes it by its room.
 LAYER_CELLS = (HAND + 1) ** (OTHERS - 1) * (KITTY + 1)
 WAYS_CELLS = (CARDS + 1) * LAYER_CELLS
+POOL_ABOVE = 100_000  # cells of a layer above which unconstrained places are pooled (a 4-player layer: < 7,000)
 
 PLAN = Layout("sampler plan", [
     ("W_READY", 1, "1 when prepared and a consistent world exists"),
@@ -81,6 +94,8 @@ PLAN = Layout("sampler plan", [
     ("W_PLACE_SEAT", PLACES, "its seat (NO_PLACE: the kitty, or no place)"),
     ("W_STRIDE", PLACES, "its stride in a layer's index (0: the place left out, its room follows)"),
     ("W_LEFT_OUT", 1, "the place left out"),
+    ("W_POOL", 1, "the place the unconstrained places were merged into (NO_PLACE: none merged)"),
+    ("W_POOL_ROOM", PLACES, "each merged place's own room (0: not merged)"),
     ("W_CELLS", 1, "cells of a layer"),
     ("W_NSPLITS", CARDS, "layer i's allowed splits,"),
     ("W_SPLITS", CARDS * MAX_SPLITS * PLACES, "each split: copies per place"),
@@ -119,31 +134,78 @@ def _factorial(n):
 
 
 @njit(cache=True)
-def prepare(st, seat, tables, work):
-    """Count the worlds consistent with ``seat``'s knowledge of ``st`` (the contract: module doc).
-    Returns 1 when there is one (``draw`` may follow), 0 when not or in a phase without worlds."""
-    plan, ways, weights = work
-    plan[W_READY] = 0
-    plan[W_SEAT] = seat
-    phase = st[S_PHASE]
-    if phase < PH_KITTY or phase == PH_DONE:
-        return 0
-    starter = st[S_STARTER]
-    tt = tables[st[S_RANK], st[S_SUIT]]
-    kitty_hidden = phase >= PH_LEAD and seat != starter
-    # the places and their room
-    largest = 0
+def _unseen(st, seat, c, phase, starter):
+    """Copies of card c the seat cannot see (-1: more seen than exist)."""
+    n = DECKS - st[HANDS + seat * CARDS + c]
+    for s in range(SEATS):
+        n -= st[K_PLAYED + s * CARDS + c]
+    if phase >= PH_LEAD and seat == starter:
+        n -= st[BURIED + c]
+    return n if n >= 0 else -1
+
+
+@njit(cache=True)
+def _bounds(st, plan, c, n, e, starter, kitty_hidden, least, most):
+    """The copies of card c (n unseen, effective suit e) each place may receive, into least and most;
+    returns (the starter's least in hand and kitty together, the starter's place) when the kitty is
+    hidden and the starter showed c, else (0, NO_PLACE)."""
+    starter_least = 0
+    starter_place = NO_PLACE
     for p in range(PLACES):
-        plan[W_PLACE_SEAT + p] = NO_PLACE
-        plan[W_ROOM + p] = 0
+        s = plan[W_PLACE_SEAT + p]
+        least[p] = 0
+        most[p] = n if plan[W_ROOM + p] > 0 else 0
+        if s != NO_PLACE:
+            if st[K_VOID + s * EFF_SUITS + e] != 0:
+                most[p] = 0
+            elif st[K_MOST + s * EFF_SUITS + e] != 0 and st[K_PLAYED + s * CARDS + c] == 0:
+                # a card the seat has played is not bound (knowledge.K_MOST); with 2 decks at most one
+                # copy of it is left anyway, so the bound would change nothing there
+                most[p] = min(most[p], st[K_MOST + s * EFF_SUITS + e])
+            shown = st[K_SHOWN + s * CARDS + c]
+            if s == starter and kitty_hidden:
+                starter_least = shown
+                starter_place = p
+            else:
+                least[p] = shown
+    return starter_least, starter_place
+
+
+@njit(cache=True)
+def _pool(st, seat, plan, tt, phase, starter, kitty_hidden, least, most):
+    """Merge the places no constraint touches into the first of them (W_POOL, module doc)."""
+    free = np.ones(PLACES, dtype=np.bool_)
+    for c in range(CARDS):
+        n = _unseen(st, seat, c, phase, starter)
+        if n <= 0:
+            continue
+        starter_least, starter_place = _bounds(st, plan, c, n, tt[TT_EFF, c], starter, kitty_hidden, least, most)
+        if starter_least > 0:
+            free[starter_place] = False
+            free[KITTY_PLACE] = False
+        for p in range(PLACES):
+            if least[p] > 0 or most[p] < min(n, plan[W_ROOM + p]):
+                free[p] = False
+    pool = NO_PLACE
+    for p in range(PLACES):
+        if free[p] and plan[W_ROOM + p] > 0:
+            if pool == NO_PLACE:
+                pool = p
+                plan[W_POOL_ROOM + p] = plan[W_ROOM + p]
+            else:
+                plan[W_POOL_ROOM + p] = plan[W_ROOM + p]
+                plan[W_ROOM + pool] += plan[W_ROOM + p]
+                plan[W_ROOM + p] = 0
+    plan[W_POOL] = pool
+
+
+@njit(cache=True)
+def _layout(plan):
+    """Strides of the table's index over the places but the largest hand (left out); returns a layer's cells."""
+    largest = 0
     for p in range(OTHERS):
-        s = seat_after(seat, p + 1)
-        plan[W_PLACE_SEAT + p] = s
-        plan[W_ROOM + p] = hand_size(st, s)
         if plan[W_ROOM + p] > plan[W_ROOM + largest]:
             largest = p
-    if kitty_hidden:
-        plan[W_ROOM + KITTY_PLACE] = KITTY
     plan[W_LEFT_OUT] = largest
     cells = 1
     for p in range(PLACES - 1, -1, -1):
@@ -152,8 +214,45 @@ def prepare(st, seat, tables, work):
         else:
             plan[W_STRIDE + p] = cells
             cells *= plan[W_ROOM + p] + 1
+    return cells
+
+
+@njit(cache=True)
+def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
+    """Count the worlds consistent with ``seat``'s knowledge of ``st`` (the contract: module doc), the
+    places no constraint touches pooled when a layer would exceed ``pool_above`` cells.
+    Returns 1 when there is one (``draw`` may follow), 0 when not or in a phase without worlds."""
+    plan, ways, weights = work
+    plan[W_READY] = 0
+    plan[W_SEAT] = seat
+    plan[W_POOL] = NO_PLACE
+    phase = st[S_PHASE]
+    if phase < PH_KITTY or phase == PH_DONE:
+        return 0
+    starter = st[S_STARTER]
+    tt = tables[st[S_RANK], st[S_SUIT]]
+    kitty_hidden = phase >= PH_LEAD and seat != starter
+    # the places and their room
+    for p in range(PLACES):
+        plan[W_PLACE_SEAT + p] = NO_PLACE
+        plan[W_ROOM + p] = 0
+        plan[W_POOL_ROOM + p] = 0
+    for p in range(OTHERS):
+        s = seat_after(seat, p + 1)
+        plan[W_PLACE_SEAT + p] = s
+        plan[W_ROOM + p] = hand_size(st, s)
+    if kitty_hidden:
+        plan[W_ROOM + KITTY_PLACE] = KITTY
+    most = np.zeros(PLACES, dtype=np.int64)
+    least = np.zeros(PLACES, dtype=np.int64)
+    x = np.zeros(PLACES, dtype=np.int64)
+    cells = _layout(plan)
+    if cells > pool_above:
+        _pool(st, seat, plan, tt, phase, starter, kitty_hidden, least, most)
+        cells = _layout(plan)
     if cells > LAYER_CELLS:
         return 0
+    largest = plan[W_LEFT_OUT]
     plan[W_CELLS] = cells
     # the unseen cards and how each may split
     n_layers = 0
@@ -161,39 +260,13 @@ def prepare(st, seat, tables, work):
     for p in range(PLACES):
         room_total += plan[W_ROOM + p]
     unseen_total = 0
-    most = np.zeros(PLACES, dtype=np.int64)
-    least = np.zeros(PLACES, dtype=np.int64)
-    x = np.zeros(PLACES, dtype=np.int64)
     for c in range(CARDS):
-        n = DECKS - st[HANDS + seat * CARDS + c]
-        for s in range(SEATS):
-            n -= st[K_PLAYED + s * CARDS + c]
-        if phase >= PH_LEAD and seat == starter:
-            n -= st[BURIED + c]
+        n = _unseen(st, seat, c, phase, starter)
         if n < 0:
             return 0
         if n == 0:
             continue
-        e = tt[TT_EFF, c]
-        starter_least = 0
-        starter_place = NO_PLACE
-        for p in range(PLACES):
-            s = plan[W_PLACE_SEAT + p]
-            least[p] = 0
-            most[p] = n if plan[W_ROOM + p] > 0 else 0
-            if s != NO_PLACE:
-                if st[K_VOID + s * EFF_SUITS + e] != 0:
-                    most[p] = 0
-                elif st[K_MOST + s * EFF_SUITS + e] != 0 and st[K_PLAYED + s * CARDS + c] == 0:
-                    # a card the seat has played is not bound (knowledge.K_MOST); with 2 decks at most one
-                    # copy of it is left anyway, so the bound would change nothing there
-                    most[p] = min(most[p], st[K_MOST + s * EFF_SUITS + e])
-                shown = st[K_SHOWN + s * CARDS + c]
-                if s == starter and kitty_hidden:
-                    starter_least = shown
-                    starter_place = p
-                else:
-                    least[p] = shown
+        starter_least, starter_place = _bounds(st, plan, c, n, tt[TT_EFF, c], starter, kitty_hidden, least, most)
         # every split of n copies between the places within [least, most]: an odometer
         k = 0
         for p in range(PLACES):
@@ -324,7 +397,29 @@ def deal_unseen(work, rng, out):
         for p in range(PLACES):
             out[p, c] = plan[at + p]
         j -= chosen_off
+    if plan[W_POOL] != NO_PLACE:
+        _unpool(plan, rng, out)
     return 1
+
+
+@njit(cache=True)
+def _unpool(plan, rng, out):
+    """The pooled place's copies shuffled, then dealt into its places' own rooms in order: every split
+    of them alike (module doc)."""
+    pool = plan[W_POOL]
+    copies = np.empty(DECK, dtype=np.int64)
+    n = 0
+    for c in range(CARDS):
+        for _ in range(out[pool, c]):
+            copies[n] = c
+            n += 1
+        out[pool, c] = 0
+    shuffle(copies[:n], rng)
+    at = 0
+    for p in range(PLACES):
+        for _ in range(plan[W_POOL_ROOM + p]):
+            out[p, copies[at]] += 1
+            at += 1
 
 
 @njit(cache=True)
