@@ -199,8 +199,8 @@ def _cell_labels(ax, values: np.ndarray, fontsize: float = 6) -> None:
 def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probability") -> Path:
     """Heatmap of a win-probability table (rows: A's starting level, columns: B's).
 
-    Fixed margins instead of the constrained layout: the layout engine lays out the 169 cell labels
-    a second time (0.37 against 0.21 s of CPU a heatmap, the largest part of a quick start's report)."""
+    Fixed margins instead of the constrained layout (which laid out the cell labels a second time: 0.37
+    against 0.21 s of CPU a heatmap), and the labels as one collection (_cell_labels: 0.2 to 0.12 s)."""
     fig = _figure(6.5, 5.5, layout=None)
     fig.subplots_adjust(left=0.09, right=0.97, bottom=0.09, top=0.93)
     ax = fig.add_subplot()
