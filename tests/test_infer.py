@@ -289,3 +289,59 @@ def test_analyze_rows_with_inference():
     assert len(result.extra["records"]) > 0 and result.extra["weighed"] > 0
     plain = engine.run_chunk(engine.plan_chunks([("expert", "expert")], n=2, seed=4, duplicate=False)[0])
     assert np.array_equal(result.deals["gain"], plain.deals["gain"])  # recording plays expert's own answers
+
+
+FRIENDS_5 = (5, 2, "friends")
+
+
+@pytest.mark.slow
+def test_in_finding_friends_the_true_deal_weighs_one_minus_eps_per_observed_play():
+    """At 5 players in Finding Friends, after the friend has joined: every seat played the model (expert),
+    so in the true deal, replayed from the first lead with the calls and the joining, each of the k
+    weighed plays (the seats of the other policy side, as in a tractor game) is the model's answer again."""
+    g = Game.of(FRIENDS_5)
+    I5, D5, PH5, ST5, V5 = (g.kernel(m) for m in ("infer", "deal", "phases", "state", "view"))
+    checked = 0
+    for deal_id in range(6):
+        state = g.new_initial_state(seed=7, deal_id=deal_id)
+        history = I5.new_history()
+        while not state.over:
+            turn = state.to_act()
+            st = state._st
+            decision = V5.DECISIONS.index(turn.decision)
+            joined = (st[ST5.F_JOINED:ST5.F_JOINED + 5] >= 0).any()
+            if decision in (V5.LEAD, V5.FOLLOW) and joined and st[ST5.S_TRICK] >= 8 and turn.seat % 2 == 0:
+                break
+            answer = state.answer_of("expert")
+            if decision in (V5.LEAD, V5.FOLLOW):
+                st[ST5.ANSWER:ST5.ANSWER + CARDS] = _counts(answer)
+                I5.observe(st, state._ws, turn.seat, decision, len(parse_cards(answer)), history)
+            state.apply(answer)
+            if decision in (V5.LEAD, V5.FOLLOW):
+                I5.observed(st, decision, history)
+        if state.over:
+            continue
+        seat = state.to_act().seat
+        plays, count = history[2], history[3][0]
+        k = sum(1 for i in range(count) if plays[i, I5.H_SEAT] % 2 != seat % 2)
+        _, params, fns = g.resolve(("expert", "expert"))
+        rst, rws = np.zeros(ST5.STATE_SIZE, np.int64), D5.new_workspace(state._enc)
+        err = np.zeros(PH5.ERR_SIZE, np.int64)
+        nolog = np.zeros((1, D5.LOG_COLS), dtype=np.int64)
+        wst, wws = _true_world(state)
+        weight = I5.log_weight(state._st, seat, state._enc, fns, params, history, wst, wws, rst, rws, err, nolog,
+                               I5.P_REPLAY)
+        assert k >= 8 and weight == pytest.approx(k * LOG_MATCH, abs=1e-9), deal_id
+        checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.slow
+def test_inference_in_finding_friends_plays_legally_whatever_the_chunking():
+    """The search with inference at 5 players in Finding Friends: whole deals the engine accepts, the
+    same for any chunking."""
+    game = dict(zip(("players", "decks", "teams"), FRIENDS_5))
+    one, _ = runner.simulate([(INFER, "expert")], n=2, seed=3, chunk_size=2, duplicate=False, game=game)
+    two, _ = runner.simulate([(INFER, "expert")], n=2, seed=3, chunk_size=1, duplicate=False, game=game)
+    assert len(one) == 2 and one.drop(columns=["matchup"]).reset_index(drop=True).equals(
+        two.drop(columns=["matchup"]).reset_index(drop=True))

@@ -15,7 +15,11 @@ over the observed plays (logs summed); a play the world makes illegal, or a
 throw whose verdict the world changes, gives weight 0 (the world is
 impossible).  The partner's plays are applied, not weighed: the partner
 plays the search too, which leaves the base policy's answer at some 40% of
-its decisions (measured), so the base is no model of it.
+its decisions (measured), so the base is no model of it.  In Finding Friends
+the same holds of the seats of the searching seat's policy side (the
+duplicate arrangement's, public): the other side's seats are weighed,
+whichever side of the deal they end on, and the replay plays the calls'
+joining again.
 
 Sample-importance-resample (not weighted rollout values): POOL x worlds
 worlds are drawn and replayed (a replay costs about one rollout of the plays

@@ -171,14 +171,10 @@ SAMPLER_LIMIT = 4 << 30  # bytes: the largest sampler table a search may allocat
 
 
 def _search_fits(settings, name: str, package) -> None:
-    """Refuse, by name, a search the game size cannot play: inference in Finding Friends (its model
-    weighs the opponents' plays, and the sides form during the play), and a size whose sampler table
+    """Refuse, by name, a search the game size cannot play: a size whose sampler table
     (kernels.sampler.WAYS_CELLS) would not fit in memory."""
     size = package.size
     label = f"{size.SEATS} players {size.DECKS} decks"
-    if size.FINDING_FRIENDS and settings.infer != search.INFER_NONE:
-        raise StrategyError(f"policy {name!r}: field 'infer': inference from the plays is not built for Finding "
-                            "Friends (the sides form during the play); write infer = \"none\"")
     cells = sampler_cells(size)  # the search's work holds the table whatever its worlds (kernels.search_play)
     if cells * 8 > SAMPLER_LIMIT:
         raise StrategyError(f"policy {name!r} at {label}: its sampler table would take {cells * 8 / 2**30:.0f} GiB "
