@@ -37,25 +37,30 @@ def _counts(cards):
     return out
 
 
-def _observed_deal(seed, deal_id, stop, policy="expert"):
-    """A deal stepped with ``policy`` at every seat, its leads and follows kept in a history as the
-    driver keeps them, stopped at the first lead or follow for which ``stop(state, seat, trick)``."""
-    state = State.new(seed=seed, deal_id=deal_id)
-    history = I.new_history()
+def _observed_deal(seed, deal_id, stop, policy="expert", game=None):
+    """A deal of ``game`` (default 4/2) stepped with ``policy`` at every seat, its leads and follows kept in
+    a history as the driver keeps them, stopped at the first lead or follow for which
+    ``stop(state, seat, trick)``; None when the deal ends first."""
+    g = Game.of(game)
+    infer, st_, view = (g.kernel(m) for m in ("infer", "state", "view"))
+    state = g.new_initial_state(seed=seed, deal_id=deal_id)
+    history = infer.new_history()
     while not state.over:
         turn = state.to_act()
         st = state._st
-        decision = V.DECISIONS.index(turn.decision)
-        if decision in (V.LEAD, V.FOLLOW) and stop(state, turn.seat, int(st[ST.S_TRICK])):
+        decision = view.DECISIONS.index(turn.decision)
+        if decision in (view.LEAD, view.FOLLOW) and stop(state, turn.seat, int(st[st_.S_TRICK])):
             return state, turn.seat, history
         answer = state.answer_of(policy)
-        if decision in (V.LEAD, V.FOLLOW):
-            st[ST.ANSWER:ST.ANSWER + CARDS] = _counts(answer)
-            I.observe(st, state._ws, turn.seat, decision, len(parse_cards(answer)), history)
+        if decision in (view.LEAD, view.FOLLOW):
+            st[st_.ANSWER:st_.ANSWER + CARDS] = _counts(answer)
+            infer.observe(st, state._ws, turn.seat, decision, len(parse_cards(answer)), history)
         state.apply(answer)
-        if decision in (V.LEAD, V.FOLLOW):
-            I.observed(st, decision, history)
-    raise AssertionError("no such decision")
+        if decision in (view.LEAD, view.FOLLOW):
+            infer.observed(st, decision, history)
+    if game is None:
+        raise AssertionError("no such decision")
+    return None
 
 
 def _model(policy="expert"):
@@ -300,28 +305,17 @@ def test_in_finding_friends_the_true_deal_weighs_one_minus_eps_per_observed_play
     so in the true deal, replayed from the first lead with the calls and the joining, each of the k
     weighed plays (the seats of the other policy side, as in a tractor game) is the model's answer again."""
     g = Game.of(FRIENDS_5)
-    I5, D5, PH5, ST5, V5 = (g.kernel(m) for m in ("infer", "deal", "phases", "state", "view"))
+    I5, D5, PH5, ST5 = (g.kernel(m) for m in ("infer", "deal", "phases", "state"))
+
+    def after_the_join(state, seat, trick):
+        return (state._st[ST5.F_JOINED:ST5.F_JOINED + 5] >= 0).any() and trick >= 8 and seat % 2 == 0
+
     checked = 0
     for deal_id in range(6):
-        state = g.new_initial_state(seed=7, deal_id=deal_id)
-        history = I5.new_history()
-        while not state.over:
-            turn = state.to_act()
-            st = state._st
-            decision = V5.DECISIONS.index(turn.decision)
-            joined = (st[ST5.F_JOINED:ST5.F_JOINED + 5] >= 0).any()
-            if decision in (V5.LEAD, V5.FOLLOW) and joined and st[ST5.S_TRICK] >= 8 and turn.seat % 2 == 0:
-                break
-            answer = state.answer_of("expert")
-            if decision in (V5.LEAD, V5.FOLLOW):
-                st[ST5.ANSWER:ST5.ANSWER + CARDS] = _counts(answer)
-                I5.observe(st, state._ws, turn.seat, decision, len(parse_cards(answer)), history)
-            state.apply(answer)
-            if decision in (V5.LEAD, V5.FOLLOW):
-                I5.observed(st, decision, history)
-        if state.over:
+        observed = _observed_deal(7, deal_id, after_the_join, game=FRIENDS_5)
+        if observed is None:
             continue
-        seat = state.to_act().seat
+        state, seat, history = observed
         plays, count = history[2], history[3][0]
         k = sum(1 for i in range(count) if plays[i, I5.H_SEAT] % 2 != seat % 2)
         _, params, fns = g.resolve(("expert", "expert"))
