@@ -149,12 +149,16 @@ def exact_distribution(state, seat):
     return cards, {k: v / total for k, v in dist.items()}
 
 
-def sampled_counts(state, seat, n, seed, st=None, pool_above=SM.POOL_ABOVE):
+def sampled_counts(state, seat, n, seed, st=None, pool_above=SM.POOL_ABOVE, chain=False):
     """Counter of the sampler's deals (keys as exact_distribution's) over n draws (``pool_above``: the
-    sampler's, 0 to pool every place no constraint touches)."""
+    sampler's, 0 to pool every place no constraint touches; ``chain``: a table too small for any count,
+    so the deals come from kernels.pair_chain)."""
     st = state._st if st is None else st
     work = SM.new_work()
+    if chain:
+        work = (work[0], np.zeros(0), work[2])
     assert SM.prepare(st, seat, state._ws[3], work, pool_above) == 1
+    assert work[0][SM.W_CHAIN] == chain
     cards = work[0][SM.W_CARD:SM.W_CARD + work[0][SM.W_LAYERS]].tolist()
     rng = np.array([seed], dtype=np.uint64)
     counts = Counter()
@@ -261,6 +265,51 @@ def test_endgame_frequencies_match_exact_enumeration(case):
     q = chi2_p(dist, Counter(dict(zip(keys, flat))))
     print(f"  a sampler ignoring the copies of a card (uniform over distinct deals): p = {q:.3g}")
     assert q < 1e-9
+
+
+@pytest.mark.parametrize("case", [pytest.param(0, marks=pytest.mark.slow), pytest.param(1, marks=pytest.mark.slow), 2,
+                                  pytest.param(3, marks=pytest.mark.slow)])
+def test_the_chain_keeps_the_endgame_frequencies(case):
+    """Where the table would not fit (forced here: no table at all), the deals come from
+    kernels.pair_chain: correlated draws, yet their frequencies are the enumeration's (chi-square)."""
+    state, seat, _ = ENDGAMES[case]
+    cards, dist = exact_distribution(state, seat)
+    n = max(200_000, int(20 / min(dist.values())))
+    _, counts = sampled_counts(state, seat, n, seed=99 + case, chain=True)
+    p = chi2_p(dist, counts)
+    print(f"endgame {case} by the chain: {len(dist)} deals, {n} samples, chi-square p = {p:.4f}")
+    assert p > 1e-3
+
+
+def _marginals(state, seat, n, seed, chain):
+    """Mean copies of every card id in every place over n deals of the sampler."""
+    st = state._st
+    work = SM.new_work()
+    if chain:
+        work = (work[0], np.zeros(0), work[2])
+    assert SM.prepare(st, seat, state._ws[3], work) == 1 and work[0][SM.W_CHAIN] == chain
+    out = np.zeros((n, SM.PLACES, CARDS), dtype=np.int64)
+    assert SM.deal_many(work, np.array([seed], dtype=np.uint64), out) == n
+    return out.mean(axis=0), out.std(axis=0)
+
+
+@pytest.mark.slow
+def test_the_chain_keeps_the_mid_deal_marginals():
+    """Mid-deal states, far too many deals to enumerate: the chain's mean copies of every card in every
+    place are the exact table's within 6 standard errors (of independent draws, times 2 for the chain's
+    correlation), at every observer."""
+    register_test_policies()
+    states = states_of(None, range(3), _policies_for("standard"), every=9, seed=41)
+    worst = 0.0
+    for state in states:
+        for seat in range(SEATS):
+            exact, sd = _marginals(state, seat, 20_000, 5, chain=False)
+            chained, _ = _marginals(state, seat, 20_000, 6, chain=True)
+            se = np.sqrt(2 * sd ** 2 / 20_000) * 2
+            z = np.abs(chained - exact)[sd > 0] / se[sd > 0]
+            worst = max(worst, z.max(initial=0.0))
+    print(f"{len(states)} states x {SEATS} observers: the largest difference {worst:.2f} standard errors")
+    assert worst < 6
 
 
 def _merged(state, seat):
@@ -390,13 +439,20 @@ def _policies_for(rules_name):
 CHECKED = Counter()
 
 
-@pytest.mark.parametrize("rules_name", list(RULE_SETS))
-def test_no_world_contradicts_the_record_and_every_world_plays_out(rules_name):
+def _work(table):
+    """The sampler's work arrays; with ``table = "chain"`` no table (every deal by the chain)."""
+    work = SM.new_work()
+    return work if table == "exact" else (work[0], np.zeros(0), work[2])
+
+
+@pytest.mark.parametrize("rules_name,table", [(r, "exact") for r in RULE_SETS] + [("standard", "chain")] + [
+    pytest.param(r, "chain", marks=pytest.mark.slow) for r in RULE_SETS if r != "standard"])
+def test_no_world_contradicts_the_record_and_every_world_plays_out(rules_name, table):
     rules = RULE_SETS[rules_name]
     seed = 17 + list(RULE_SETS).index(rules_name)
     states = states_of(rules, range(12), _policies_for(rules_name), every=7, seed=seed)
     enc = states[0]._enc
-    work = SM.new_work()
+    work = _work(table)
     world, wws = D.new_state(), D.new_workspace(enc)
     err, nolog = np.zeros(PH.ERR_SIZE, dtype=np.int64), np.zeros((1, D.LOG_COLS), dtype=np.int64)
     fns_by = [Game.of().resolve(pair)[1:] for pair in (("basic", "expert"), ("random", "basic"))]
@@ -418,13 +474,15 @@ def test_no_world_contradicts_the_record_and_every_world_plays_out(rules_name):
     assert len(states) >= 100
 
 
-def test_the_contract_worlds_depend_only_on_what_the_seat_knows():
+@pytest.mark.parametrize("table", ["exact", "chain"])
+def test_the_contract_worlds_depend_only_on_what_the_seat_knows(table):
     """Sampling from a world (a true state that differs from the deal only in what the seat cannot see)
-    gives the worlds sampling from the deal gives, for the same stream: state, views, scratch, streams."""
+    gives the worlds sampling from the deal gives, for the same stream: state, views, scratch, streams
+    (by the table, and by the chain, whose start is the seat's knowledge's alone)."""
     register_test_policies()
     states = states_of(None, range(4), _policies_for("standard"), every=11, seed=23)
     enc = states[0]._enc
-    work = SM.new_work()
+    work = _work(table)
     differ = 0
     for state in states:
         for seat in range(SEATS):

@@ -220,14 +220,33 @@ def test_analyze_values_auction_steps():
     assert "bid" in set(A.summary(frame, "decision")["decision"])
 
 
-def test_sizes_the_search_cannot_play_are_refused_by_name():
-    """A sampler table too large for memory (8 players, 4 decks) is a one-line error naming the size;
-    inference plays in Finding Friends (tests/test_infer.py)."""
+def test_inference_resolves_in_finding_friends():
+    """Inference plays in Finding Friends (tests/test_infer.py plays it)."""
     ff = Game.of(FRIENDS_5).package
     assert registry.resolve_policy({"policy": "search", "infer": "base"}, ff).search.infer
-    big = Game.of({"players": 8, "decks": 4}).package
-    with pytest.raises(registry.StrategyError, match="8 players 4 decks.*GiB"):
-        registry.resolve_policy("search:expert:8", big)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [{"players": 8, "decks": 4}, {"players": 7, "decks": 4, "teams": "friends"}])
+def test_the_search_plays_every_decision_at_the_largest_sizes(size):
+    """Where the sampler's table would not fit (8 players with 4 decks, 7 with 4 in Finding Friends)
+    the search plays whole deals on every decision, its worlds from the chain (kernels.pair_chain):
+    the mid-deal states prepare the chain, and duplicate pairs complete with every deal scored."""
+    game = Game.of(size)
+    SMg = game.kernel("sampler")
+    state, chained = State.new(seed=3, deal_id=0, game=game), 0
+    work = SMg.new_work()
+    while not state.over:
+        st = state._st
+        if st[ST.S_PHASE] in (ST.PH_LEAD, ST.PH_FOLLOW):
+            assert SMg.prepare(st, int(st[ST.S_TO_ACT]), state._ws[3], work) == 1
+            chained += int(work[0][SMg.W_CHAIN])
+        state.apply(state.answer_of("expert"))
+    assert chained > 0
+    from tractor_sim.runs import compare
+
+    r = compare.compare("search:expert:4", "expert", max_deals=2, seed=5, chunk_size=1, game=size)
+    assert r["pairs"] == 2 and len(r["deals"]) == 4 and len(r["comparison"]["scores"]) == 2
 
 
 @pytest.mark.slow

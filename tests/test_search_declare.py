@@ -88,9 +88,16 @@ def test_declare_candidates_are_every_legal_answer_once_the_base_first():
                             np.int64(r.sum())) == PH.ERR_NONE
 
 
-def _world(state, seat, stream):
+def _work(table):
+    """The sampler's work arrays; with ``table = "chain"`` no table (every deal by the chain)."""
     work = SM.new_work()
+    return work if table == "exact" else (work[0], np.zeros(0), work[2])
+
+
+def _world(state, seat, stream, table="exact"):
+    work = _work(table)
     assert DW.prepare(state._st, seat, work) == 1
+    assert work[0][SM.W_CHAIN] == (table == "chain")
     wst = np.zeros(ST.STATE_SIZE, np.int64)
     wws = D.new_workspace(state._enc)
     rng = np.array([stream], dtype=np.uint64)
@@ -102,7 +109,8 @@ def _hands(st):
     return st[ST.HANDS:ST.HANDS + SEATS * CARDS].reshape(SEATS, CARDS)
 
 
-def test_a_draw_world_keeps_every_public_fact():
+@pytest.mark.parametrize("table", ["exact", "chain"])
+def test_a_draw_world_keeps_every_public_fact(table):
     """A world of the draw: the seat's own hand, view, scratch and stream; every hand its size so far;
     every card shown still in its declarer's hand; the deck holds each card DECKS times, the drawn
     positions its seats' cards; public rows as the seat sees them; the world's counts as the draw
@@ -113,7 +121,7 @@ def test_a_draw_world_keeps_every_public_fact():
         drawn = min(st[ST.S_DRAW_K] + 1, DRAWN)
         changed = 0
         for stream in range(12):
-            wst, wws = _world(state, seat, stream + 1)
+            wst, wws = _world(state, seat, stream + 1, table)
             hands = _hands(wst)
             assert (hands[seat] == true_hands[seat]).all()
             assert (hands.sum(axis=1) == true_hands.sum(axis=1)).all()
@@ -140,7 +148,8 @@ def test_a_draw_world_keeps_every_public_fact():
         assert changed >= 10
 
 
-def test_a_draw_world_reads_nothing_hidden():
+@pytest.mark.parametrize("table", ["exact", "chain"])
+def test_a_draw_world_reads_nothing_hidden(table):
     """Two deals that differ only in what the seat cannot see (two other hands swapped before any
     declaration, the stock reordered) give the same worlds for the same stream."""
     swapped = 0
@@ -157,13 +166,14 @@ def test_a_draw_world_reads_nothing_hidden():
         hands[[a, b]] = hands[[b, a]]
         other._ws[0][[a, b], V.V_HAND] = other._ws[0][[b, a], V.V_HAND]
         for stream in (1, 2, 3):
-            one, one_ws = _world(state, seat, stream)
-            two, two_ws = _world(other, seat, stream)
+            one, one_ws = _world(state, seat, stream, table)
+            two, two_ws = _world(other, seat, stream, table)
             assert (one == two).all() and (one_ws[0] == two_ws[0]).all()
     assert swapped >= 2
 
 
-def test_draw_worlds_are_uniform_given_the_shown_cards():
+@pytest.mark.parametrize("table", ["exact", pytest.param("chain", marks=pytest.mark.slow)])
+def test_draw_worlds_are_uniform_given_the_shown_cards(table):
     """An opponent showed one copy of a card of which the seat holds none: in a uniform deal of the
     unseen cards given that it holds one, it holds both with probability (h - 1) / (2N - h - 1)
     (h its hand, N the unseen cards; computed here from the count of deals), not (h - 1) / (N - 1)
@@ -178,7 +188,7 @@ def test_draw_worlds_are_uniform_given_the_shown_cards():
     shown[other, card] = 1
     h = int(hands[other].sum())
     unseen = DECK - int(hands[seat].sum())
-    work = SM.new_work()
+    work = _work(table)
     assert DW.prepare(st, seat, work) == 1
     place = (other - seat - 1) % SEATS
     out = np.zeros((DW.OTHERS, CARDS), np.int64)

@@ -19,7 +19,9 @@ small table (``prepare``) counts the ways to split them between the
 places, weighted by the ways to fill the room they leave with the free
 copies (a multinomial); ``draw`` splits them in proportion, then deals the
 free copies uniformly into the room left and shuffles the rest of the deck.
-Nothing is inferred from the declarations made or not made (the prior is
+Where even that table would not fit (many declarations at 7 or 8 players)
+the deals come from kernels.pair_chain over every unseen card, as in
+kernels.sampler: approximate, documented there.  Nothing is inferred from the declarations made or not made (the prior is
 the shuffle's), as in kernels.sampler.
 
 The seat's own view, scratch and stream are kept; the others' views are
@@ -44,7 +46,7 @@ from .layout import Layout
 from .order import TT_EFF
 from .rng import next_u64, randint, uniform
 from .dims import CARDS, DECK, DECKS, DRAWN, EFF_SUITS, PAIR_SHIFT, SEATS, SUITS, TEAMS, seat_after, team_of
-from .sampler import MAX_SPLITS, PLAN_SIZE, WAYS_CELLS
+from .sampler import MAX_SPLITS, NO_PLACE, PLAN, PLAN_SIZE, W_CHAIN, W_COPIES, W_JOINT, W_JOINT_PLACE, W_LEAST, W_MOST, chain_next, chain_start
 from .state import (
     ANSWER, BURIED, HANDS, HELD, HPAIRS, K_SHOWN, PH_AUCTION, PH_DRAW, S_BID_STEP, S_DRAW_K, S_FIRST, S_LEVELS,
     S_PHASE, S_RANK, S_SEED, SHUFFLED,
@@ -70,7 +72,7 @@ DRAW_PLAN = Layout("draw sampler plan", [
     ("DW_SPLITS", CARDS * MAX_SPLITS * PLACES, "each split: copies per place"),
 ])
 globals().update(DRAW_PLAN.constants())
-assert DRAW_PLAN.size <= PLAN_SIZE  # it lives in the sampler's plan array
+assert DRAW_PLAN.size <= PLAN.offset("W_CHAIN")  # it lives in the sampler's plan array, before the chain's pieces
 
 
 @njit(cache=True)
@@ -96,6 +98,7 @@ def prepare(st, seat, work):
     plan, ways, weights = work
     plan[DW_READY] = 0
     plan[DW_SEAT] = seat
+    plan[W_CHAIN] = 0
     if st[S_PHASE] != PH_DRAW and st[S_PHASE] != PH_AUCTION:
         return 0
     drawn = _drawn(st)
@@ -168,8 +171,8 @@ def prepare(st, seat, work):
         plan[DW_CAP + p] = min(plan[DW_ROOM + p], tied)
         plan[DW_STRIDE + p] = cells
         cells *= plan[DW_CAP + p] + 1
-    if (layers + 1) * cells > WAYS_CELLS:
-        return 0
+    if (layers + 1) * cells > ways.shape[0]:
+        return _prepare_chain(st, seat, plan)
     plan[DW_CELLS] = cells
     unseen = 0
     for p in range(PLACES):
@@ -206,6 +209,41 @@ def prepare(st, seat, work):
     return 1
 
 
+@njit(cache=True)
+def _prepare_chain(st, seat, plan):
+    """Where the table would not fit (many declarations at 7 or 8 players): kernels.pair_chain over
+    every card id (layer c: card c), the shown copies bound below in their declarers' hands."""
+    plan[W_JOINT_PLACE] = NO_PLACE
+    for c in range(CARDS):
+        n = DECKS - st[HANDS + seat * CARDS + c]
+        plan[W_COPIES + c] = n
+        plan[W_JOINT + c] = 0
+        for p in range(PLACES):
+            plan[W_LEAST + c * PLACES + p] = st[K_SHOWN + seat_after(seat, p + 1) * CARDS + c] if p < OTHERS else 0
+            plan[W_MOST + c * PLACES + p] = n
+    if not chain_start(plan, CARDS, plan[DW_ROOM:DW_ROOM + PLACES]):
+        return 0
+    plan[DW_READY] = 1
+    return 1
+
+
+@njit(cache=True)
+def _chain_deal(plan, rng, hands_out, rest):
+    """The chain's next deal: the hand places' copies, and the rest's in a random order."""
+    deal = chain_next(plan, CARDS, plan[DW_ROOM:DW_ROOM + PLACES], rng)
+    n = 0
+    for c in range(CARDS):
+        for p in range(OTHERS):
+            hands_out[p, c] = deal[c, p]
+        for _ in range(deal[c, REST]):
+            rest[n] = c
+            n += 1
+    for i in range(n - 1, 0, -1):
+        k = randint(rng, i + 1)
+        rest[i], rest[k] = rest[k], rest[i]
+    return 1
+
+
 @njit(cache=True, inline='always')
 def _offset(plan, i, q, j):
     """The index step of layer i's split q from cell j, or -1 when a hand place would pass its cap."""
@@ -227,6 +265,8 @@ def deal_unseen(st, work, rng, hands_out, rest):
     plan, ways, weights = work
     if plan[DW_READY] == 0:
         return 0
+    if plan[W_CHAIN]:
+        return _chain_deal(plan, rng, hands_out, rest)
     seat = plan[DW_SEAT]
     cells = plan[DW_CELLS]
     hands_out[:, :] = 0

@@ -50,6 +50,13 @@ still uniform given the constraints, exactly.  Below POOL_ABOVE (every
 4-player table) nothing is merged, so those worlds are the same draws as
 before pooling.
 
+**Where the table would not fit.**  The table is allocated at TABLE_CELLS
+(every 4-player table fits whole, and 5 players with 2 decks).  With more places a pooled table
+can still be too large (7 and 8 players, 6 with 4 decks: gigabytes); then
+``prepare`` keeps each unseen card's bounds and ``deal_unseen`` takes its
+deals from kernels.pair_chain, a Markov chain with the same target:
+approximate (correlated draws), documented there and in docs/search.md.
+
 Cost: ``prepare`` is a few milliseconds at the first trick (about 6,000
 room cells by 54 cards), far less later; ``draw`` walks 54 cards or fewer.
 Worlds are sampled in the phases that follow the draw: the kitty exchange,
@@ -61,6 +68,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import pair_chain
 from . import publish as P
 from .layout import Layout
 from .order import TT_EFF
@@ -82,6 +90,7 @@ OTHERS = SEATS - 1  # the other seats
 # indexes it by its room.
 LAYER_CELLS = (HAND + 1) ** (OTHERS - 1) * (KITTY + 1)
 WAYS_CELLS = (CARDS + 1) * LAYER_CELLS
+TABLE_CELLS = min(WAYS_CELLS, 1 << 23)  # the table allocated (64 MB at most); a larger one: the chain (module doc)
 POOL_ABOVE = 100_000  # cells of a layer above which unconstrained places are pooled (a 4-player layer: < 7,000)
 
 PLAN = Layout("sampler plan", [
@@ -99,6 +108,14 @@ PLAN = Layout("sampler plan", [
     ("W_CELLS", 1, "cells of a layer"),
     ("W_NSPLITS", CARDS, "layer i's allowed splits,"),
     ("W_SPLITS", CARDS * MAX_SPLITS * PLACES, "each split: copies per place"),
+    ("W_CHAIN", 1, "1 when the table would not fit and the deals come from kernels.pair_chain"),
+    ("W_SWEPT", 1, "1 once the chain has run its burn-in"),
+    ("W_COPIES", CARDS, "the chain's layer i: unseen copies"),
+    ("W_LEAST", CARDS * PLACES, "the fewest copies of it each place receives"),
+    ("W_MOST", CARDS * PLACES, "the most"),
+    ("W_JOINT", CARDS, "the fewest in the starter's place and the kitty together (0: no such bound)"),
+    ("W_JOINT_PLACE", 1, "the starter's place (NO_PLACE: no joint bound)"),
+    ("W_DEAL", CARDS * PLACES, "the chain's current deal: copies of layer i per place"),
 ])
 globals().update(PLAN.constants())
 PLAN_SIZE = PLAN.size
@@ -107,7 +124,7 @@ PLAN_SIZE = PLAN.size
 @njit(cache=True)
 def new_work():
     """The sampler's work arrays: (plan int64, ways float64, split weights float64)."""
-    return (np.zeros(PLAN_SIZE, dtype=np.int64), np.zeros(WAYS_CELLS, dtype=np.float64),
+    return (np.zeros(PLAN_SIZE, dtype=np.int64), np.zeros(TABLE_CELLS, dtype=np.float64),
             np.zeros(CARDS * MAX_SPLITS, dtype=np.float64))
 
 
@@ -226,6 +243,7 @@ def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
     plan[W_READY] = 0
     plan[W_SEAT] = seat
     plan[W_POOL] = NO_PLACE
+    plan[W_CHAIN] = 0
     phase = st[S_PHASE]
     if phase < PH_KITTY or phase == PH_DONE:
         return 0
@@ -250,10 +268,13 @@ def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
     if cells > pool_above:
         _pool(st, seat, plan, tt, phase, starter, kitty_hidden, least, most)
         cells = _layout(plan)
-    if cells > LAYER_CELLS:
-        return 0
     largest = plan[W_LEFT_OUT]
     plan[W_CELLS] = cells
+    layers = 0
+    for c in range(CARDS):
+        layers += _unseen(st, seat, c, phase, starter) != 0
+    if (layers + 1) * cells > ways.shape[0]:
+        return _prepare_chain(st, seat, plan, tt, phase, starter, kitty_hidden, least, most)
     # the unseen cards and how each may split
     n_layers = 0
     room_total = 0
@@ -349,6 +370,69 @@ def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
     return 1
 
 
+@njit(cache=True)
+def _chain_pieces(plan, layers):
+    """The chain's problem and deal as views of the plan: (copies, least, most, joint, deal)."""
+    return (plan[W_COPIES:W_COPIES + layers],
+            plan[W_LEAST:W_LEAST + CARDS * PLACES].reshape((CARDS, PLACES))[:layers],
+            plan[W_MOST:W_MOST + CARDS * PLACES].reshape((CARDS, PLACES))[:layers],
+            plan[W_JOINT:W_JOINT + layers],
+            plan[W_DEAL:W_DEAL + CARDS * PLACES].reshape((CARDS, PLACES))[:layers])
+
+
+@njit(cache=True)
+def _prepare_chain(st, seat, plan, tt, phase, starter, kitty_hidden, least, most):
+    """The bounds of every unseen card kept for kernels.pair_chain, and its start (module doc)."""
+    n, low, high, joint, _ = _chain_pieces(plan, CARDS)
+    plan[W_JOINT_PLACE] = NO_PLACE
+    layers = 0
+    for c in range(CARDS):
+        copies = _unseen(st, seat, c, phase, starter)
+        if copies < 0:
+            return 0
+        if copies == 0:
+            continue
+        starter_least, starter_place = _bounds(st, plan, c, copies, tt[TT_EFF, c], starter, kitty_hidden,
+                                               least, most)
+        plan[W_CARD + layers] = c
+        n[layers] = copies
+        low[layers, :] = least
+        high[layers, :] = most
+        joint[layers] = starter_least
+        if starter_place != NO_PLACE:
+            plan[W_JOINT_PLACE] = starter_place
+        layers += 1
+    plan[W_LAYERS] = layers
+    if not chain_start(plan, layers, plan[W_ROOM:W_ROOM + PLACES]):
+        return 0
+    plan[W_READY] = 1
+    return 1
+
+
+@njit(cache=True)
+def chain_start(plan, layers, room):
+    """Start kernels.pair_chain on the problem in the plan's chain pieces (W_COPIES.. for ``layers``
+    layers, places of ``room``); also kernels.draw_worlds'.  False when no deal is consistent."""
+    n, low, high, joint, deal = _chain_pieces(plan, layers)
+    if not pair_chain.start(n, low, high, joint, plan[W_JOINT_PLACE], KITTY_PLACE, room, deal):
+        return False
+    plan[W_CHAIN] = 1
+    plan[W_SWEPT] = 0
+    return True
+
+
+@njit(cache=True)
+def chain_next(plan, layers, room, rng):
+    """The chain's next deal in W_DEAL (BURN_IN sweeps before a decision's first, BETWEEN before
+    each other)."""
+    n, low, high, joint, deal = _chain_pieces(plan, layers)
+    scratch = np.empty((layers + 1, DECK + 1))
+    for _ in range(pair_chain.BETWEEN if plan[W_SWEPT] else pair_chain.BURN_IN):
+        pair_chain.sweep(low, high, joint, plan[W_JOINT_PLACE], KITTY_PLACE, room, deal, rng, scratch)
+    plan[W_SWEPT] = 1
+    return deal
+
+
 @njit(cache=True, inline='always')
 def _start_cell(plan):
     j = 0
@@ -365,6 +449,14 @@ def deal_unseen(work, rng, out):
     if plan[W_READY] == 0:
         return 0
     out[:, :] = 0
+    if plan[W_CHAIN]:
+        deal = chain_next(plan, plan[W_LAYERS], plan[W_ROOM:W_ROOM + PLACES], rng)
+        for i in range(plan[W_LAYERS]):
+            for p in range(PLACES):
+                out[p, plan[W_CARD + i]] = deal[i, p]
+        if plan[W_POOL] != NO_PLACE:
+            _unpool(plan, rng, out)
+        return 1
     cells = plan[W_CELLS]
     j = _start_cell(plan)
     for i in range(plan[W_LAYERS]):

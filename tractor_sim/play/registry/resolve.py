@@ -167,27 +167,6 @@ def resolve_policy(spec: str | dict | Policy, package=None, idle=()) -> Resolved
     )
 
 
-SAMPLER_LIMIT = 4 << 30  # bytes: the largest sampler table a search may allocate (6 players, 3 decks: 1.6 GB)
-
-
-def _search_fits(settings, name: str, package) -> None:
-    """Refuse, by name, a search the game size cannot play: a size whose sampler table
-    (kernels.sampler.WAYS_CELLS) would not fit in memory."""
-    size = package.size
-    label = f"{size.SEATS} players {size.DECKS} decks"
-    cells = sampler_cells(size)  # the search's work holds the table whatever its worlds (kernels.search_play)
-    if cells * 8 > SAMPLER_LIMIT:
-        raise StrategyError(f"policy {name!r} at {label}: its sampler table would take {cells * 8 / 2**30:.0f} GiB "
-                            f"(at most {SAMPLER_LIMIT / 2**30:.0f} GiB); play the search at a smaller size")
-
-
-def sampler_cells(size) -> int:
-    """The cells of the sampler's table at a size (kernels.sampler.WAYS_CELLS), from the size alone: the
-    sampler module of another size's package need not be imported to know it."""
-    hand = (54 * size.DECKS - size.KITTY) // size.SEATS
-    return (54 + 1) * (hand + 1) ** (size.SEATS - 2) * (size.KITTY + 1)
-
-
 def _model_params(model, name: str, package) -> dict[str, dict[str, float]]:
     """A model file's weights as parameters (tractor_sim.play.learned); StrategyError naming it."""
     from tractor_sim.play import learned
@@ -223,8 +202,6 @@ def _resolve_search(spec, package=None, idle=()) -> ResolvedPolicy:
         base, settings, name = search.parse(spec)
     except search.SearchSpecError as e:
         raise StrategyError(str(e)) from None
-    if package is not None:
-        _search_fits(settings, name, package)
     try:
         resolved = resolve_policy(base, package, idle)
     except StrategyError as e:
