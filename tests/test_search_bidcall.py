@@ -231,17 +231,23 @@ def test_inference_resolves_in_finding_friends():
 def test_the_search_plays_every_decision_at_the_largest_sizes(size):
     """Where the sampler's table would not fit (8 players with 4 decks, 7 with 4 in Finding Friends)
     the search plays whole deals on every decision, its worlds from the chain (kernels.pair_chain):
-    the mid-deal states prepare the chain, and duplicate pairs complete with every deal scored."""
+    some of the first deals' declarations, leads and follows prepare the chain, and duplicate pairs
+    complete with every deal scored."""
     game = Game.of(size)
-    SMg = game.kernel("sampler")
-    state, chained = State.new(seed=3, deal_id=0, game=game), 0
+    SMg, DWg = game.kernel("sampler"), game.kernel("draw_worlds")
     work = SMg.new_work()
-    while not state.over:
-        st = state._st
-        if st[ST.S_PHASE] in (ST.PH_LEAD, ST.PH_FOLLOW):
-            assert SMg.prepare(st, int(st[ST.S_TO_ACT]), state._ws[3], work) == 1
-            chained += int(work[0][SMg.W_CHAIN])
-        state.apply(state.answer_of("expert"))
+    chained = 0
+    for deal_id in range(3):
+        state = State.new(seed=3, deal_id=deal_id, game=game)
+        while not state.over:
+            turn = state.to_act()
+            if turn.decision in ("lead", "follow"):
+                assert SMg.prepare(state._st, turn.seat, state._ws[3], work) == 1
+                chained += int(work[0][SMg.W_CHAIN])
+            elif turn.decision == "declare":
+                assert DWg.prepare(state._st, turn.seat, work) == 1
+                chained += int(work[0][SMg.W_CHAIN])
+            state.apply(state.answer_of("expert"))
     assert chained > 0
     from tractor_sim.runs import compare
 

@@ -235,6 +235,16 @@ def _layout(plan):
 
 
 @njit(cache=True)
+def _chain_pieces(plan, layers):
+    """The chain's problem and deal as views of the plan: (copies, least, most, joint, deal)."""
+    return (plan[W_COPIES:W_COPIES + layers],
+            plan[W_LEAST:W_LEAST + CARDS * PLACES].reshape((CARDS, PLACES))[:layers],
+            plan[W_MOST:W_MOST + CARDS * PLACES].reshape((CARDS, PLACES))[:layers],
+            plan[W_JOINT:W_JOINT + layers],
+            plan[W_DEAL:W_DEAL + CARDS * PLACES].reshape((CARDS, PLACES))[:layers])
+
+
+@njit(cache=True)
 def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
     """Count the worlds consistent with ``seat``'s knowledge of ``st`` (the contract: module doc), the
     places no constraint touches pooled when a layer would exceed ``pool_above`` cells.
@@ -273,8 +283,9 @@ def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
     layers = 0
     for c in range(CARDS):
         layers += _unseen(st, seat, c, phase, starter) != 0
-    if (layers + 1) * cells > ways.shape[0]:
-        return _prepare_chain(st, seat, plan, tt, phase, starter, kitty_hidden, least, most)
+    chain = (layers + 1) * cells > ways.shape[0]  # the table would not fit: the chain's bounds instead
+    n_copies, chain_least, chain_most, chain_joint, _ = _chain_pieces(plan, CARDS)
+    plan[W_JOINT_PLACE] = NO_PLACE
     # the unseen cards and how each may split
     n_layers = 0
     room_total = 0
@@ -288,6 +299,16 @@ def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
         if n == 0:
             continue
         starter_least, starter_place = _bounds(st, plan, c, n, tt[TT_EFF, c], starter, kitty_hidden, least, most)
+        if chain:
+            plan[W_CARD + n_layers] = c
+            n_copies[n_layers] = n
+            chain_least[n_layers, :] = least
+            chain_most[n_layers, :] = most
+            chain_joint[n_layers] = starter_least
+            if starter_place != NO_PLACE:
+                plan[W_JOINT_PLACE] = starter_place
+            n_layers += 1
+            continue
         # every split of n copies between the places within [least, most]: an odometer
         k = 0
         for p in range(PLACES):
@@ -320,9 +341,12 @@ def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
         plan[W_NSPLITS + n_layers] = k
         n_layers += 1
         unseen_total += n
+    plan[W_LAYERS] = n_layers
+    if chain:
+        plan[W_READY] = chain_start(plan, n_layers, plan[W_ROOM:W_ROOM + PLACES])
+        return plan[W_READY]
     if unseen_total != room_total:
         return 0
-    plan[W_LAYERS] = n_layers
     plan[W_TOTAL + n_layers] = 0
     for i in range(n_layers - 1, -1, -1):
         c = plan[W_CARD + i]
@@ -365,45 +389,6 @@ def prepare(st, seat, tables, work, pool_above=POOL_ABOVE):
                         acc += weights[i * MAX_SPLITS + q] * ways[nxt + j - off]
             ways[here + j] = acc
     if ways[_start_cell(plan)] <= 0.0:
-        return 0
-    plan[W_READY] = 1
-    return 1
-
-
-@njit(cache=True)
-def _chain_pieces(plan, layers):
-    """The chain's problem and deal as views of the plan: (copies, least, most, joint, deal)."""
-    return (plan[W_COPIES:W_COPIES + layers],
-            plan[W_LEAST:W_LEAST + CARDS * PLACES].reshape((CARDS, PLACES))[:layers],
-            plan[W_MOST:W_MOST + CARDS * PLACES].reshape((CARDS, PLACES))[:layers],
-            plan[W_JOINT:W_JOINT + layers],
-            plan[W_DEAL:W_DEAL + CARDS * PLACES].reshape((CARDS, PLACES))[:layers])
-
-
-@njit(cache=True)
-def _prepare_chain(st, seat, plan, tt, phase, starter, kitty_hidden, least, most):
-    """The bounds of every unseen card kept for kernels.pair_chain, and its start (module doc)."""
-    n, low, high, joint, _ = _chain_pieces(plan, CARDS)
-    plan[W_JOINT_PLACE] = NO_PLACE
-    layers = 0
-    for c in range(CARDS):
-        copies = _unseen(st, seat, c, phase, starter)
-        if copies < 0:
-            return 0
-        if copies == 0:
-            continue
-        starter_least, starter_place = _bounds(st, plan, c, copies, tt[TT_EFF, c], starter, kitty_hidden,
-                                               least, most)
-        plan[W_CARD + layers] = c
-        n[layers] = copies
-        low[layers, :] = least
-        high[layers, :] = most
-        joint[layers] = starter_least
-        if starter_place != NO_PLACE:
-            plan[W_JOINT_PLACE] = starter_place
-        layers += 1
-    plan[W_LAYERS] = layers
-    if not chain_start(plan, layers, plan[W_ROOM:W_ROOM + PLACES]):
         return 0
     plan[W_READY] = 1
     return 1
