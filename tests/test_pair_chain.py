@@ -63,7 +63,7 @@ def _start(n, least, most, joint, room):
     return PC.start(n, least, most, joint, 0 if joint.any() else NO_JOINT, 1, room, x), x
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(problems())
 def test_the_start_is_found_exactly_when_a_consistent_split_exists(problem):
     n, least, most, joint, room = problem
