@@ -35,6 +35,24 @@ from .rng import uniform
 BURN_IN = 20  # sweeps from the flow's start to the first world
 BETWEEN = 3  # sweeps between worlds
 BIG = 1 << 40
+# the flow's nodes: the source and sink of the circulation, the super source and sink of its lower
+# bounds, then a node per layer, a joint node per layer (the starter's place and the kitty), a node per place
+SOURCE = 0
+SINK = 1
+SUPER_SOURCE = 2
+SUPER_SINK = 3
+FIRST_LAYER = 4
+NODES_PER_LAYER = 2  # the layer's own and its joint node
+
+
+@njit(cache=True, inline='always')
+def _joint_node(layers, i):
+    return FIRST_LAYER + layers + i
+
+
+@njit(cache=True, inline='always')
+def _place_node(layers, p):
+    return FIRST_LAYER + NODES_PER_LAYER * layers + p
 
 
 @njit(cache=True)
@@ -91,42 +109,41 @@ def start(n, least, most, joint, joint_place, kitty_place, room, x):
         for p in range(places):
             if least[i, p] > most[i, p]:
                 return False
-    # nodes: source, sink, super source, super sink, the layers, a joint node per layer, the places
-    src, snk, ssrc, ssnk = 0, 1, 2, 3
-    size = 4 + 2 * layers + places
+    size = _place_node(layers, places)
     cap = np.zeros((size, size), dtype=np.int64)
     excess = np.zeros(size, dtype=np.int64)
     for i in range(layers):
-        card = 4 + i
-        _add(cap, excess, src, card, n[i], n[i])
+        card = FIRST_LAYER + i
+        _add(cap, excess, SOURCE, card, n[i], n[i])
         for p in range(places):
             if joint[i] > 0 and (p == joint_place or p == kitty_place):
                 continue
             if most[i, p] > 0:
-                _add(cap, excess, card, 4 + 2 * layers + p, least[i, p], most[i, p])
+                _add(cap, excess, card, _place_node(layers, p), least[i, p], most[i, p])
         if joint[i] > 0:
-            both = 4 + layers + i
+            both = _joint_node(layers, i)
             _add(cap, excess, card, both, joint[i], n[i])
             for p in (joint_place, kitty_place):
                 if most[i, p] > 0:
-                    _add(cap, excess, both, 4 + 2 * layers + p, least[i, p], most[i, p])
+                    _add(cap, excess, both, _place_node(layers, p), least[i, p], most[i, p])
     for p in range(places):
-        _add(cap, excess, 4 + 2 * layers + p, snk, room[p], room[p])
-    _add(cap, excess, snk, src, 0, BIG)
+        _add(cap, excess, _place_node(layers, p), SINK, room[p], room[p])
+    _add(cap, excess, SINK, SOURCE, 0, BIG)
     need = 0
     for v in range(size):
         if excess[v] > 0:
-            cap[ssrc, v] += excess[v]
+            cap[SUPER_SOURCE, v] += excess[v]
             need += excess[v]
         elif excess[v] < 0:
-            cap[v, ssnk] -= excess[v]
+            cap[v, SUPER_SINK] -= excess[v]
     free = cap.copy()
-    if _max_flow(cap, ssrc, ssnk) != need:
+    if _max_flow(cap, SUPER_SOURCE, SUPER_SINK) != need:
         return False
     for i in range(layers):
         for p in range(places):
-            u = 4 + layers + i if joint[i] > 0 and (p == joint_place or p == kitty_place) else 4 + i
-            v = 4 + 2 * layers + p
+            via_joint = joint[i] > 0 and (p == joint_place or p == kitty_place)
+            u = _joint_node(layers, i) if via_joint else FIRST_LAYER + i
+            v = _place_node(layers, p)
             x[i, p] = least[i, p] + free[u, v] - cap[u, v] if most[i, p] > 0 else 0
     return True
 
