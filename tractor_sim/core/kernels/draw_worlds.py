@@ -21,8 +21,9 @@ copies (a multinomial); ``draw`` splits them in proportion, then deals the
 free copies uniformly into the room left and shuffles the rest of the deck.
 Where even that table would not fit (many declarations at 7 or 8 players)
 the deals come from kernels.pair_chain over every unseen card, as in
-kernels.sampler: approximate, documented there.  Nothing is inferred from the declarations made or not made (the prior is
-the shuffle's), as in kernels.sampler.
+kernels.sampler: approximate, documented there.  Nothing is inferred from
+the declarations made or not made (the prior is the shuffle's), as in
+kernels.sampler.
 
 The seat's own view, scratch and stream are kept; the others' views are
 built from the public rows (publish.world_view) and their scratch is empty,
@@ -44,9 +45,11 @@ from numba import njit
 from . import publish as P
 from .layout import Layout
 from .order import TT_EFF
-from .rng import next_u64, randint, uniform
+from .rng import next_u64, shuffle, uniform
 from .dims import CARDS, DECK, DECKS, DRAWN, EFF_SUITS, PAIR_SHIFT, SEATS, SUITS, TEAMS, seat_after, team_of
-from .sampler import MAX_SPLITS, NO_PLACE, PLAN, PLAN_SIZE, W_CHAIN, W_COPIES, W_JOINT, W_JOINT_PLACE, W_LEAST, W_MOST, chain_next, chain_start
+from .sampler import (
+    MAX_SPLITS, NO_PLACE, PLAN, W_CHAIN, W_COPIES, W_JOINT, W_JOINT_PLACE, W_LEAST, W_MOST, chain_next, chain_start,
+)
 from .state import (
     ANSWER, BURIED, HANDS, HELD, HPAIRS, K_SHOWN, PH_AUCTION, PH_DRAW, S_BID_STEP, S_DRAW_K, S_FIRST, S_LEVELS,
     S_PHASE, S_RANK, S_SEED, SHUFFLED,
@@ -238,9 +241,7 @@ def _chain_deal(plan, rng, hands_out, rest):
         for _ in range(deal[c, REST]):
             rest[n] = c
             n += 1
-    for i in range(n - 1, 0, -1):
-        k = randint(rng, i + 1)
-        rest[i], rest[k] = rest[k], rest[i]
+    shuffle(rest[:n], rng)
     return 1
 
 
@@ -306,9 +307,7 @@ def deal_unseen(st, work, rng, hands_out, rest):
             for _ in range(DECKS - st[HANDS + seat * CARDS + c]):
                 free[nfree] = c
                 nfree += 1
-    for i in range(nfree - 1, 0, -1):
-        k = randint(rng, i + 1)
-        free[i], free[k] = free[k], free[i]
+    shuffle(free[:nfree], rng)
     at = 0
     for p in range(OTHERS):
         left = plan[DW_ROOM + p]
@@ -326,9 +325,7 @@ def deal_unseen(st, work, rng, hands_out, rest):
         rest[n] = free[at]
         n += 1
         at += 1
-    for i in range(n - 1, 0, -1):
-        k = randint(rng, i + 1)
-        rest[i], rest[k] = rest[k], rest[i]
+    shuffle(rest[:n], rng)
     return 1
 
 
