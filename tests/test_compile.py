@@ -1,5 +1,5 @@
 """What keeps a cold start short (kernels.unowned): lazy signatures, no literal specializations,
-numba's inliner without its copies.  Times are measured by benchmarks/bench_compile.py, not here."""
+numba's inliner without its copies, its liveness over bit sets.  Times are measured by benchmarks/bench_compile.py, not here."""
 
 import copy
 import os
@@ -8,11 +8,13 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
+from numba.core.controlflow import CFGraph
 from numba.core import ir, types
 from numba.core import config as numba_config
 
 from tractor_sim.runs import engine
-from tractor_sim.core.kernels import events, match as M
+from tractor_sim.core.kernels import events, match as M, unowned
 from tractor_sim.rules.options import Rules
 
 jit_only = pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled dispatchers only")
@@ -67,6 +69,35 @@ def test_a_literal_argument_does_not_make_a_new_specialization():
         (log, types.literal(3), types.int64, types.literal(0), types.int64, vec), {})
     assert not any(isinstance(t, types.Literal) for t in args)
     assert all(not isinstance(t, types.Literal) for sig in events.log_event.signatures for t in sig)
+
+
+@st.composite
+def flow_graphs(draw):
+    """A control-flow graph from block 0 (loops, branches, unreachable blocks) and each block's
+    variables used and defined, from a pool small enough that they meet."""
+    n = draw(st.integers(1, 12))
+    names = st.sets(st.sampled_from([f"v{i}" for i in range(10)]), max_size=4)
+    cfg = CFGraph()
+    for b in range(n):
+        cfg.add_node(b)
+    for b in range(n):
+        for t in draw(st.sets(st.integers(0, n - 1), max_size=3)):
+            cfg.add_edge(b, t)
+    cfg.set_entry_point(0)
+    cfg.process()
+    return cfg, {b: None for b in range(n)}, {b: draw(names) for b in range(n)}, {b: draw(names) for b in range(n)}
+
+
+@given(flow_graphs())
+def test_liveness_over_bit_sets_is_numbas_own(graph):
+    cfg, blocks, uses, defs = graph
+    assert unowned._live_map(cfg, blocks, uses, defs) == unowned._numba_live_map(cfg, blocks, uses, defs)
+
+
+@jit_only
+def test_the_bit_set_liveness_is_the_one_numba_runs():
+    from numba.core import analysis, ir_utils
+    assert analysis.compute_live_map is unowned._live_map and ir_utils.compute_live_map is unowned._live_map
 
 
 def test_blocks_are_deep_copied_outside_the_inliner():
