@@ -100,6 +100,32 @@ def test_the_bit_set_liveness_is_the_one_numba_runs():
     assert analysis.compute_live_map is unowned._live_map and ir_utils.compute_live_map is unowned._live_map
 
 
+@given(st.data())
+def test_flags_read_faster_are_numbas_own(data):
+    from numba.core.compiler import Flags
+    flags = Flags()
+    booleans = sorted(k for k, o in Flags.options.items() if o.type is bool)
+    for name in data.draw(st.lists(st.sampled_from(booleans), unique=True, max_size=8)):
+        setattr(flags, name, data.draw(st.booleans()))
+    fast, plain = unowned._config_values(flags), unowned._plain_config_values(flags)
+    assert fast == plain and list(fast) == list(plain)
+
+
+@pytest.mark.parametrize("name", ["apply_lead", "apply_follow", "_advance_draw", "_deal"])
+def test_variable_lists_read_faster_are_numbas_own(name, monkeypatch):
+    """Every statement of a kernel's numba IR lists the same variables, in the same order."""
+    from numba.core.compiler import run_frontend
+    from tractor_sim.core.kernels import phases
+    fn = getattr(phases, name)
+    blocks = run_frontend(getattr(fn, "py_func", fn)).blocks.values()
+    stmts = [stmt for block in blocks for stmt in block.body]
+    assert len(stmts) > 50
+    monkeypatch.setattr(ir.Inst, "_rec_list_vars", unowned._rec_list_vars)
+    fast = [[v.name for v in stmt.list_vars()] for stmt in stmts]
+    monkeypatch.setattr(ir.Inst, "_rec_list_vars", unowned._plain_rec_list_vars)
+    assert fast == [[v.name for v in stmt.list_vars()] for stmt in stmts]
+
+
 def test_blocks_are_deep_copied_outside_the_inliner():
     scope = ir.Scope(None, ir.Loc("f", 1))
     block = ir.Block(scope, ir.Loc("f", 1))

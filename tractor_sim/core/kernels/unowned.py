@@ -32,7 +32,8 @@ under NUMBA_DISABLE_JIT.
 The second part is compile time (``faster_compiles``, ``lazy_signature``):
 numba's inliner without its quadratic copies, no literal specializations of
 this package's functions, numpy's error model for them, numba's liveness
-analysis over bit sets, and declared signatures compiled at first use.
+analysis over bit sets, its flags and variable lists read faster, and
+declared signatures compiled at first use.
 """
 
 import copy
@@ -41,8 +42,10 @@ import numpy as np
 from llvmlite import ir as llvm_ir
 from numba import njit
 from numba.core import analysis, cgutils, config, ir, ir_utils, types
+from numba.core.controlflow import CFGraph
 from numba.core.dispatcher import Dispatcher
 from numba.core.inline_closurecall import InlineWorker
+from numba.core.targetconfig import TargetConfig
 from numba.extending import intrinsic
 
 ITEMSIZE = np.dtype(np.int64).itemsize  # bytes of one int64 cell
@@ -136,7 +139,7 @@ def lean_jit(*signature, **options):
 
 # ------------------------------------------------------------------ compile time
 #
-# Five changes to how numba compiles, measured by benchmarks/bench_compile.py (per-function
+# Seven changes to how numba compiles, measured by benchmarks/bench_compile.py (per-function
 # compile time from numba's event API).  The inliner's gives the same LLVM IR byte for byte (the
 # smart follow strategy, checked); without literal specializations a helper gets the code numba
 # compiles for it anyway when a call passes a variable.  Results are identical (pinned digests)
@@ -257,6 +260,37 @@ def _live_map(cfg, blocks, var_use_map, var_def_map):
     return out
 
 
+_plain_config_values = TargetConfig.values
+_OPTION_DEFAULTS: dict = {}  # a TargetConfig class -> {option: its default}
+
+
+def _config_values(self):
+    """numba's TargetConfig.values (every option: its set value or its default) without a property
+    call per option: typing hashes and compares the compile flags at every overload lookup, 3% of
+    a cold start (py-spy)."""
+    defaults = _OPTION_DEFAULTS.get(type(self))
+    if defaults is None:
+        defaults = _OPTION_DEFAULTS[type(self)] = {k: o.default for k, o in self.options.items()}
+    values = self._values
+    return {k: values.get(k, d) for k, d in defaults.items()}
+
+
+_plain_rec_list_vars = ir.Inst._rec_list_vars
+_HOLDS_NO_VAR = frozenset({str, int, float, bool, type(None), ir.Loc})
+
+
+def _rec_list_vars(self, val):
+    """numba's Inst._rec_list_vars (the variables in an instruction's fields, in order) answering
+    its commonest leaves first: most fields are names, numbers and locations, which numba tests
+    against four types each before it returns nothing."""
+    kind = type(val)
+    if kind in _HOLDS_NO_VAR:
+        return []
+    if kind is ir.Var:
+        return [val]
+    return _plain_rec_list_vars(self, val)
+
+
 def faster_compiles() -> None:
     """Install the changes above (core/__init__.py calls it before any kernel is compiled).
     A numba without these internals (the pinned range has them) keeps its own, only slower."""
@@ -268,7 +302,10 @@ def faster_compiles() -> None:
         InlineWorker.inline_function = _inline_function
         Dispatcher.get_call_template = _call_template
         Dispatcher.__init__ = _init
-        analysis.compute_live_map = ir_utils.compute_live_map = _live_map
+        TargetConfig.values = _config_values
+        ir.Inst._rec_list_vars = _rec_list_vars
+        if hasattr(CFGraph, "topo_order"):
+            analysis.compute_live_map = ir_utils.compute_live_map = _live_map
 
 
 def lazy_signature(dispatcher, signature):
