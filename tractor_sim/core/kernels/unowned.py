@@ -288,7 +288,20 @@ def _rec_list_vars(self, val):
         return []
     if kind is ir.Var:
         return [val]
-    return _plain_rec_list_vars(self, val)
+    if kind is dict:
+        fields = val.values()
+    elif kind is list or kind is tuple:
+        fields = val
+    else:
+        return _plain_rec_list_vars(self, val)
+    found = []
+    for field in fields:
+        kind = type(field)
+        if kind is ir.Var:
+            found.append(field)
+        elif kind not in _HOLDS_NO_VAR:
+            found.extend(self._rec_list_vars(field))
+    return found
 
 
 def faster_compiles() -> None:
