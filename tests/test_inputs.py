@@ -394,6 +394,29 @@ def test_records_generated(tmp_path_factory, record, data):
             assert r.output.split("viewer:")[0] == undisturbed
 
 
+def test_every_integer_of_a_record_written_as_a_float_is_refused_by_name(tmp_path_factory, record):
+    """JSON Schema counts 1.0 as an integer; a record's seats, tricks and counts must be integers
+    (found by test_records_generated: a play's seat 1.0 reached Python as a list index)."""
+    rec, _ = record
+    paths = [p for p in _record_paths(rec) if p and type(_node(rec, p)) is int]
+    assert len(paths) > 50
+    for path in paths:
+        named = "version 1.0 of" if path == ("version",) else "at " + "/".join(map(str, path)) + ": "
+        with pytest.raises(REC.RecordError, match=named):
+            REC.validate(_mutate(rec, path, float(_node(rec, path))))
+    file = tmp_path_factory.mktemp("rec") / "float.jsonl"
+    REC.write([_mutate(rec, ("tricks", 1, "plays", 1, "seat"), 1.0)], file)
+    for args in (["replay", "--record", file], ["judge", "--record", file, "--trick", 2]):
+        r = clean(_run(args), 2, names=[file])
+        assert r.exit_code == 2 and "tricks/1/plays/1/seat" in r.output
+
+
+def _node(data, path):
+    for k in path:
+        data = data[k]
+    return data
+
+
 @SOME
 @given(st.data())
 def test_record_files_damaged(tmp_path_factory, record, data):

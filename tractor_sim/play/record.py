@@ -34,14 +34,26 @@ def schema() -> dict:
     return json.loads(resources.files("tractor_sim.play").joinpath("schema/deal-record.schema.json").read_text())
 
 
+@lru_cache(maxsize=1)
+def _validator():
+    """The schema's validator, its "integer" a JSON integer: JSON Schema also counts 1.0 as one, which
+    as a seat or a trick number would reach Python as a float index (every integer field alike)."""
+    import jsonschema
+
+    integer = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool))
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=integer)(schema())
+
+
 def validate(rec, where: str = "record") -> dict:
     """Check one record against the schema; RecordError names the first problem and its place."""
     import jsonschema
 
-    if isinstance(rec, dict) and rec.get("format") == FORMAT and rec.get("version") != VERSION:
+    if isinstance(rec, dict) and rec.get("format") == FORMAT and (rec.get("version") != VERSION
+                                                                  or type(rec.get("version")) is not int):
         raise RecordError(f"{where}: version {rec.get('version')!r} of {FORMAT}; this tractor-sim reads "
                           f"version {VERSION}")
-    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema()).iter_errors(rec))
+    err = jsonschema.exceptions.best_match(_validator().iter_errors(rec))
     if err is not None:
         path = "/".join(str(p) for p in err.absolute_path) or "(top level)"
         message = err.message if len(err.message) <= 200 else err.message[:200] + "..."
