@@ -234,8 +234,8 @@ def _live_map(cfg, blocks, var_use_map, var_def_map):
             r = reach[o] | dfn[o] | use[o]
             reach[o] = r
             for s in succ[o]:
-                if reach.get(s, 0) | r != reach.get(s, 0):
-                    reach[s] = reach.get(s, 0) | r
+                if reach[s] | r != reach[s]:
+                    reach[s] |= r
                     changed = True
     live = dict(use)
     changed = True
@@ -244,7 +244,7 @@ def _live_map(cfg, blocks, var_use_map, var_def_map):
         for o in reversed(order):
             here = live[o]
             for p in pred[o]:
-                grown = live[p] | ((here & reach.get(p, 0)) & ~dfn[p])
+                grown = live[p] | (here & reach[p] & ~dfn[p])
                 if grown != live[p]:
                     live[p] = grown
                     changed = True
