@@ -15,6 +15,11 @@ compare CPU) and by the wall clock:
   ``make demo`` runs), to its exit;
 - warm: the same two again, the cache now filled.
 
+The first basic result's figures come from children without the profiler
+below (it costs time of its own: ``cold first basic result, profiled`` is the
+same cold start with it); the breakdowns and the quick start's figures from
+children with it.
+
 The breakdown is per compiled function, from numba's event API
 (``numba.core.event``, the ``numba:compile`` and ``numba:run_pass`` events)
 with the LLVM stages timed around numba's CodeLibrary: CPU seconds
@@ -96,11 +101,12 @@ def timed(method, part):
     setattr(codegen.CPUCodeLibrary, method, run)
 
 
-ev.register("numba:compile", Compiles())
-ev.register("numba:run_pass", Passes())
-timed("_optimize_functions", "llvm: optimise functions")
-timed("_optimize_final_module", "llvm: optimise module")
-timed("_finalize_final_module", "llvm: machine code")
+if not os.environ.get("BENCH_COMPILE_PLAIN"):  # the profiler costs time of its own
+    ev.register("numba:compile", Compiles())
+    ev.register("numba:run_pass", Passes())
+    timed("_optimize_functions", "llvm: optimise functions")
+    timed("_optimize_final_module", "llvm: optimise module")
+    timed("_finalize_final_module", "llvm: machine code")
 marks = {}
 
 
@@ -137,10 +143,12 @@ else:
 '''
 
 
-def child(scenario: str, cache: str, args=()) -> dict:
-    """Run the probe child; its marks, per-function rows, and its own CPU and wall seconds."""
+def child(scenario: str, cache: str, args=(), profiled=True) -> dict:
+    """Run the probe child; its marks, per-function rows (if ``profiled``), and its own CPU and
+    wall seconds."""
     out = tempfile.mktemp(prefix="bench-compile-", suffix=".json")
     env = {**os.environ, "NUMBA_CACHE_DIR": cache, "BENCH_COMPILE_OUT": out,
+           "BENCH_COMPILE_PLAIN": "" if profiled else "1",
            "TRACTOR_SIM_CACHE": os.path.join(cache, "tractor-sim"),  # the size packages: as empty
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -208,20 +216,22 @@ def main() -> None:
     if not m:
         sys.exit(f"--size: expected e.g. 4p2d, 6p3d or 5p2df, got {args.size!r}")
     game = [int(m[1]), int(m[2]), "friends" if m[3] else "tractor"]
-    caches = [tempfile.mkdtemp(prefix="tractor-numba-cache-") for _ in range(2)]
+    caches = [tempfile.mkdtemp(prefix="tractor-numba-cache-") for _ in range(3)]
     runs = tempfile.mkdtemp(prefix="tractor-runs-")
     out: dict = {"python": sys.executable, "checkout": str(ROOT)}
     try:
-        cold = child("first", caches[0], [json.dumps(game)])
-        warm = child("first", caches[0], [json.dumps(game)])
+        cold = child("first", caches[0], [json.dumps(game)], profiled=False)
+        warm = child("first", caches[0], [json.dumps(game)], profiled=False)
+        profiled = child("first", caches[2], [json.dumps(game)])
         out["size"] = args.size
         out["cold"] = {"import": cold["marks"]["import"], "first basic result": cold["marks"]["first basic result"],
-                       "process": cold["process"]}
+                       "process": cold["process"],
+                       "first basic result, profiled": profiled["marks"]["first basic result"]}
         out["warm"] = {"import": warm["marks"]["import"], "first basic result": warm["marks"]["first basic result"],
                        "process": warm["process"]}
-        out["breakdown first basic result (cold)"] = breakdown(cold["rows"], args.top)
-        out["compiled seconds (cold first basic)"] = round(sum(r[2] for r in cold["rows"]), 1)
-        out["by pass (cold first basic)"] = by_part(cold["rows"])
+        out["breakdown first basic result (cold)"] = breakdown(profiled["rows"], args.top)
+        out["compiled seconds (cold first basic)"] = round(sum(r[2] for r in profiled["rows"]), 1)
+        out["by pass (cold first basic)"] = by_part(profiled["rows"])
         if not args.skip_quickstart:
             qs = ["run", "experiments/quickstart.toml", "--quiet"]
             cold_qs = child("quickstart", caches[1], qs + ["--out", os.path.join(runs, "cold")])

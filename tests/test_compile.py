@@ -126,6 +126,37 @@ def test_variable_lists_read_faster_are_numbas_own(name, monkeypatch):
     assert fast == [[v.name for v in stmt.list_vars()] for stmt in stmts]
 
 
+@jit_only
+def test_the_array_of_constants_rewrite_answers_as_numbas_own(monkeypatch):
+    """unowned._array_of_consts says no at once only where numba's own scan says no too."""
+    from numba import njit
+    from numba.core.inline_closurecall import RewriteArrayOfConsts
+    answers = []
+
+    def both(self, func_ir, block, typemap, calltypes):
+        fast = unowned._array_of_consts(self, func_ir, block, typemap, calltypes)
+        plain = unowned._plain_array_of_consts(self, func_ir, block, typemap, calltypes)
+        answers.append((fast, plain))
+        return plain
+
+    monkeypatch.setattr(RewriteArrayOfConsts, "match", both)
+
+    @njit
+    def sums(x, n):
+        total = 0.0
+        for i in range(n):
+            if i % 2:
+                a = np.array([x, 1.0, 2.0])
+            else:
+                a = np.array([3.0, x])
+            total += a.sum()
+        return total
+
+    assert sums(0.5, 3) == 10.5
+    assert (True, True) in answers and (False, False) in answers
+    assert all(fast == plain for fast, plain in answers)
+
+
 def test_blocks_are_deep_copied_outside_the_inliner():
     scope = ir.Scope(None, ir.Loc("f", 1))
     block = ir.Block(scope, ir.Loc("f", 1))
@@ -209,3 +240,58 @@ def test_a_cache_folder_that_cannot_be_written_imports_without_the_lock(tmp_path
     (tmp_path / "plain_module_for_the_lock_test.py").write_text("VALUE = 7\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert packages.import_compiled("plain_module_for_the_lock_test").VALUE == 7
+
+
+# A process that compiles a caller of rng.stream_key (the package's: compiled as a callee, without
+# wrappers), or calls stream_key from Python; it prints what it found.
+CALLEE_PROBE = r'''
+import ctypes, sys
+import numpy as np
+from numba import njit, types
+from numba.experimental.function_type import _get_wrapper_address
+from tractor_sim.core.kernels import rng, unowned
+from tractor_sim.core.kernels.unowned import _wrapped
+
+def only(dispatcher):
+    (cres,) = dispatcher.overloads.values()
+    return cres
+
+@njit
+def outside(x):  # not the package's: numba's own way, wrappers and all
+    return x + 1
+
+@njit
+def caller(seed, state):
+    return rng.stream_key(seed, 1, 2, 3), outside(seed), rng.mix64(seed), rng.next_u64(state)
+
+if sys.argv[1] == "callee":
+    got = caller(np.uint64(7), np.zeros(1, np.uint64))
+    print(*(_wrapped(only(f)) for f in (rng.stream_key, rng.mix64, rng.next_u64, outside)))
+    print(rng.next_u64(np.zeros(1, np.uint64)) == got[3])  # Python calls a callee compiled without wrappers
+    address = _get_wrapper_address(rng.mix64, types.uint64(types.uint64))  # a first-class use of another
+    print(ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64)(address)(7) == got[2] == rng.mix64(np.uint64(7)))
+    print(got[0], got[1] == 8)
+else:  # from Python, the cache filled by a process as above
+    key = rng.stream_key(np.uint64(7), 1, 2, 3)
+    print(key, _wrapped(only(rng.stream_key)))
+    stats = rng.stream_key.stats
+    print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
+'''
+
+
+@jit_only
+def test_a_callee_compiles_without_wrappers_and_gets_them_when_python_wants_it(tmp_path):
+    """The package's functions compiled for a compiled caller have no wrappers (unowned._callee_flags),
+    others keep numba's; Python's call, a first-class use, or a later process calling from Python
+    gets a compile with them (it is cached: the process after that loads it)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def run(mode):
+        return subprocess.run([sys.executable, "-c", CALLEE_PROBE, mode], capture_output=True, text=True,
+                              check=True, env=env).stdout.splitlines()
+
+    callee = run("callee")
+    key = callee[3].split()[0]
+    assert callee == ["False False False True", "True", "True", f"{key} True"]
+    assert run("python") == [f"{key} True", "1 1"]  # loaded without wrappers, then compiled with them
+    assert run("python") == [f"{key} True", "1 0"]  # the cache now holds the compile with wrappers

@@ -41,10 +41,10 @@ import copy
 import numpy as np
 from llvmlite import ir as llvm_ir
 from numba import njit
-from numba.core import analysis, cgutils, config, ir, ir_utils, types
+from numba.core import analysis, cgutils, config, ir, ir_utils, sigutils, types
 from numba.core.controlflow import CFGraph
-from numba.core.dispatcher import Dispatcher
-from numba.core.inline_closurecall import InlineWorker
+from numba.core.dispatcher import Dispatcher, _FunctionCompiler
+from numba.core.inline_closurecall import InlineWorker, RewriteArrayOfConsts
 from numba.core.targetconfig import TargetConfig
 from numba.extending import intrinsic
 
@@ -178,16 +178,105 @@ _PACKAGE = (__name__.split(".")[0] + ".", "tractor_sim_sized_")
 _plain_call_template = Dispatcher.get_call_template
 
 
+def _ours(dispatcher) -> bool:
+    return getattr(dispatcher.py_func, "__module__", "").startswith(_PACKAGE)
+
+
 def _call_template(self, args, kws):
     """Dispatcher.get_call_template with literal argument types made plain for this package's
-    functions.  numba types a call from compiled code with the constants' literal types and
-    compiles a specialization for each combination (events.log_event 15 times, a second whole
-    play_deal for the zeros a match starts from, before type inference settles on int64); the
-    functions here gain nothing from it: what is hot is inlined, which keeps the constants."""
-    if getattr(self.py_func, "__module__", "").startswith(_PACKAGE):
-        args = tuple(types.unliteral(a) for a in args)
-        kws = {k: types.unliteral(v) for k, v in kws.items()}
-    return _plain_call_template(self, args, kws)
+    functions, and what it compiles compiled as a callee (``_callee_flags``).  numba types a call
+    from compiled code with the constants' literal types and compiles a specialization for each
+    combination (events.log_event 15 times, a second whole play_deal for the zeros a match starts
+    from, before type inference settles on int64); the functions here gain nothing from it: what
+    is hot is inlined, which keeps the constants."""
+    if not _ours(self):
+        return _plain_call_template(self, args, kws)
+    args = tuple(types.unliteral(a) for a in args)
+    kws = {k: types.unliteral(v) for k, v in kws.items()}
+    compiler = self._compiler
+    was = getattr(compiler, _AS_CALLEE, False)
+    setattr(compiler, _AS_CALLEE, True)
+    try:
+        return _plain_call_template(self, args, kws)
+    finally:
+        setattr(compiler, _AS_CALLEE, was)
+
+
+# ------------------------------------------------ callees without Python's wrappers
+#
+# numba gives every compiled signature two wrappers: one that Python calls (unboxing every argument,
+# boxing the result) and one with C's calling convention (for first-class function values).  A
+# function compiled because compiled code calls it needs neither: its callers link its code.  The
+# wrappers of those callees were 2 s of a cold first result's 21 (their IR, its optimisation and its
+# machine code).  A signature compiled so is kept out of numba's dispatch from Python; when Python
+# (or a first-class use) does want it, ``_compile`` compiles it again with its wrappers, and the
+# cache then holds that one.
+
+_AS_CALLEE = "_tractor_sim_as_callee"  # set on a _FunctionCompiler while a compiled caller types a call
+_plain_customize_flags = _FunctionCompiler._customize_flags
+_plain_add_overload = Dispatcher.add_overload
+_plain_compile = Dispatcher.compile
+_plain_compile_result = Dispatcher.get_compile_result
+
+
+def _callee_flags(self, flags):
+    """_FunctionCompiler._customize_flags: no wrappers while compiling for a compiled caller."""
+    flags = _plain_customize_flags(self, flags)
+    if getattr(self, _AS_CALLEE, False):
+        flags.no_cpython_wrapper = flags.no_cfunc_wrapper = True
+    return flags
+
+
+def _wrapped(cres) -> bool:
+    """Whether Python can call this compile result (numba's entry point is null without a wrapper)."""
+    return cres.objectmode or cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) != 0
+
+
+def _add_overload(self, cres):
+    """Dispatcher.add_overload, keeping a signature without wrappers out of the dispatch from Python."""
+    if _ours(self) and not _wrapped(cres):
+        self.overloads[tuple(cres.signature.args)] = cres
+    else:
+        _plain_add_overload(self, cres)
+
+
+class _SavingOnly:
+    """A dispatcher's cache that loads nothing (its entry is the one without wrappers) but saves."""
+
+    def __init__(self, cache):
+        self._cache = cache
+
+    def load_overload(self, sig, target_context):
+        return None
+
+    def __getattr__(self, name):
+        return getattr(self._cache, name)
+
+
+def _compile(self, sig):
+    """Dispatcher.compile; a signature compiled only for compiled callers (from this process or the
+    cache) is compiled again with its wrappers when it is wanted from Python."""
+    entry = _plain_compile(self, sig)
+    if not _ours(self) or getattr(self._compiler, _AS_CALLEE, False):
+        return entry
+    args = tuple(sigutils.normalize_signature(sig)[0])
+    cres = self.overloads.get(args)
+    if cres is None or _wrapped(cres):
+        return entry
+    del self.overloads[args]
+    cache, self._cache = self._cache, _SavingOnly(self._cache)
+    try:
+        return _plain_compile(self, sig)
+    finally:
+        self._cache = cache
+
+
+def _compile_result(self, sig):
+    """Dispatcher.get_compile_result (a first-class function's address): with the wrappers."""
+    cres = self.overloads.get(tuple(sig.args))
+    if cres is not None and self._can_compile and not _wrapped(cres):
+        self.compile(sig)
+    return _plain_compile_result(self, sig)
 
 
 _plain_init = Dispatcher.__init__
@@ -304,6 +393,19 @@ def _rec_list_vars(self, val):
     return found
 
 
+_plain_array_of_consts = RewriteArrayOfConsts.match
+
+
+def _array_of_consts(self, func_ir, block, typemap, calltypes):
+    """RewriteArrayOfConsts.match, which rewrites ``np.array([constants])`` after a ``build_list``,
+    answering no at once for a block without one (nearly all: numba scanned each block, defining a
+    class for the scan each time)."""
+    if not any(isinstance(inst, ir.Assign) and isinstance(inst.value, ir.Expr) and inst.value.op == "build_list"
+               for inst in block.body):
+        return False
+    return _plain_array_of_consts(self, func_ir, block, typemap, calltypes)
+
+
 def faster_compiles() -> None:
     """Install the changes above (core/__init__.py calls it before any kernel is compiled).
     A numba without these internals (the pinned range has them) keeps its own, only slower."""
@@ -314,9 +416,14 @@ def faster_compiles() -> None:
         ir.Block.__deepcopy__ = _block_deepcopy
         InlineWorker.inline_function = _inline_function
         Dispatcher.get_call_template = _call_template
+        _FunctionCompiler._customize_flags = _callee_flags
+        Dispatcher.add_overload = _add_overload
+        Dispatcher.compile = _compile
+        Dispatcher.get_compile_result = _compile_result
         Dispatcher.__init__ = _init
         TargetConfig.values = _config_values
         ir.Inst._rec_list_vars = _rec_list_vars
+        RewriteArrayOfConsts.match = _array_of_consts
         if hasattr(CFGraph, "topo_order"):
             analysis.compute_live_map = ir_utils.compute_live_map = _live_map
 
