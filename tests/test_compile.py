@@ -111,6 +111,24 @@ def test_flags_read_faster_are_numbas_own(data):
     assert fast == plain and list(fast) == list(plain)
 
 
+@given(st.data())
+def test_flags_hashed_and_compared_faster_as_numba_does(data):
+    """Two generated flags objects (some options set, some to their defaults): the same hash and the
+    same equality as numba's own."""
+    from numba.core.compiler import Flags
+    booleans = sorted(k for k, o in Flags.options.items() if o.type is bool)
+    pair = []
+    for _ in range(2):
+        flags = Flags()
+        for name in data.draw(st.lists(st.sampled_from(booleans), unique=True, max_size=4)):
+            setattr(flags, name, data.draw(st.booleans()))
+        pair.append(flags)
+    a, b = pair
+    assert unowned._config_hash(a) == unowned._plain_config_hash(a)
+    assert unowned._config_eq(a, b) == unowned._plain_config_eq(a, b)
+    assert unowned._config_eq(a, Flags(a)) and unowned._config_eq(a, 1) is NotImplemented
+
+
 @pytest.mark.parametrize("name", ["apply_lead", "apply_follow", "_advance_draw", "_deal"])
 def test_variable_lists_read_faster_are_numbas_own(name, monkeypatch):
     """Every statement of a kernel's numba IR lists the same variables, in the same order."""

@@ -364,6 +364,28 @@ def _config_values(self):
     return {k: values.get(k, d) for k, d in defaults.items()}
 
 
+_plain_config_hash = TargetConfig.__hash__
+_plain_config_eq = TargetConfig.__eq__
+_OPTION_HASH: dict = {}  # a TargetConfig class -> its flags' hash
+
+
+def _config_hash(self):
+    """TargetConfig.__hash__, remembered per class: numba hashes the sorted option names (its
+    ``sorted(self.values())`` sorts a dict's keys), the same for every flags object of a class.
+    Typing hashes the flags at every lookup of an overload's implementation."""
+    h = _OPTION_HASH.get(type(self))
+    if h is None:
+        h = _OPTION_HASH[type(self)] = _plain_config_hash(self)
+    return h
+
+
+def _config_eq(self, other):
+    """TargetConfig.__eq__, answering at once for flags of one class with the same options set."""
+    if type(other) is type(self) and other._values == self._values:
+        return True
+    return _plain_config_eq(self, other)
+
+
 _plain_rec_list_vars = ir.Inst._rec_list_vars
 _HOLDS_NO_VAR = frozenset({str, int, float, bool, type(None), ir.Loc})
 
@@ -422,6 +444,8 @@ def faster_compiles() -> None:
         Dispatcher.get_compile_result = _compile_result
         Dispatcher.__init__ = _init
         TargetConfig.values = _config_values
+        TargetConfig.__hash__ = _config_hash
+        TargetConfig.__eq__ = _config_eq
         ir.Inst._rec_list_vars = _rec_list_vars
         RewriteArrayOfConsts.match = _array_of_consts
         if hasattr(CFGraph, "topo_order"):
