@@ -175,6 +175,36 @@ def test_the_array_of_constants_rewrite_answers_as_numbas_own(monkeypatch):
     assert all(fast == plain for fast, plain in answers)
 
 
+def llvm_types():
+    from llvmlite import ir as llvm_ir
+    leaves = st.sampled_from([llvm_ir.IntType(w) for w in (1, 8, 16, 32, 64)] + [llvm_ir.DoubleType(),
+                                                                                 llvm_ir.FloatType()])
+    return st.recursive(leaves, lambda inner: st.one_of(
+        st.builds(llvm_ir.ArrayType, inner, st.integers(0, 9)),
+        st.builds(llvm_ir.LiteralStructType, st.lists(inner, max_size=4)),
+        st.builds(llvm_ir.PointerType, inner)), max_leaves=8)
+
+
+@given(st.lists(llvm_types(), min_size=1, max_size=6))
+def test_abi_sizes_remembered_are_llvms_own(tys):
+    """Generated LLVM types, asked twice each: the remembered size is the one LLVM gives."""
+    from numba.core.registry import cpu_target
+    context = cpu_target.target_context
+    for ty in tys + tys:
+        assert unowned._abi_sizeof(context, ty) == unowned._plain_abi_sizeof(context, ty)
+
+
+def test_an_identified_struct_is_sized_afresh():
+    """Its text names it without its body, so its size is never taken from the memory."""
+    from llvmlite import ir as llvm_ir
+    from numba.core.registry import cpu_target
+    context = cpu_target.target_context
+    ty = llvm_ir.global_context.get_identified_type("tractor_sim.test_sized_afresh")
+    ty.set_body(llvm_ir.IntType(64), llvm_ir.IntType(8))
+    assert unowned._abi_sizeof(context, ty) == 16
+    assert not any(text == str(ty) for _, text in unowned._ABI_SIZES)
+
+
 def test_blocks_are_deep_copied_outside_the_inliner():
     scope = ir.Scope(None, ir.Loc("f", 1))
     block = ir.Block(scope, ir.Loc("f", 1))

@@ -42,6 +42,7 @@ import numpy as np
 from llvmlite import ir as llvm_ir
 from numba import njit
 from numba.core import analysis, cgutils, config, ir, ir_utils, sigutils, types
+from numba.core.base import BaseContext
 from numba.core.controlflow import CFGraph
 from numba.core.dispatcher import Dispatcher, _FunctionCompiler
 from numba.core.inline_closurecall import InlineWorker, RewriteArrayOfConsts
@@ -415,6 +416,24 @@ def _rec_list_vars(self, val):
     return found
 
 
+_plain_abi_sizeof = BaseContext.get_abi_sizeof
+_ABI_SIZES: dict = {}  # (target data, an LLVM type's text) -> its size in bytes
+
+
+def _abi_sizeof(self, ty):
+    """BaseContext.get_abi_sizeof, remembered by the type's text: llvmlite answers by printing a
+    module that holds the type and having LLVM parse it (1.2% of a cold start).  A type naming an
+    identified struct (``%``) is asked afresh: its text does not spell its body."""
+    text = str(ty)
+    if "%" in text:
+        return _plain_abi_sizeof(self, ty)
+    key = (self.target_data, text)
+    size = _ABI_SIZES.get(key)
+    if size is None:
+        size = _ABI_SIZES[key] = _plain_abi_sizeof(self, ty)
+    return size
+
+
 _plain_array_of_consts = RewriteArrayOfConsts.match
 
 
@@ -448,6 +467,7 @@ def faster_compiles() -> None:
         TargetConfig.__eq__ = _config_eq
         ir.Inst._rec_list_vars = _rec_list_vars
         RewriteArrayOfConsts.match = _array_of_consts
+        BaseContext.get_abi_sizeof = _abi_sizeof
         if hasattr(CFGraph, "topo_order"):
             analysis.compute_live_map = ir_utils.compute_live_map = _live_map
 
