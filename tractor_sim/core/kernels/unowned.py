@@ -31,8 +31,9 @@ under NUMBA_DISABLE_JIT.
 
 The second part is compile time (``faster_compiles``, ``lazy_signature``):
 numba's inliner without its quadratic copies, no literal specializations of
-this package's functions, numpy's error model for them, numba's liveness
-analysis over bit sets, its flags and variable lists read faster, and
+this package's functions, numpy's error model for them, no wrappers for the
+ones compiled only for compiled callers, numba's liveness analysis over bit
+sets, its flags and variable lists read faster, ABI sizes remembered, and
 declared signatures compiled at first use.
 """
 
@@ -140,7 +141,7 @@ def lean_jit(*signature, **options):
 
 # ------------------------------------------------------------------ compile time
 #
-# Seven changes to how numba compiles, measured by benchmarks/bench_compile.py (per-function
+# Changes to how numba compiles, measured by benchmarks/bench_compile.py (per-function
 # compile time from numba's event API).  The inliner's gives the same LLVM IR byte for byte (the
 # smart follow strategy, checked); without literal specializations a helper gets the code numba
 # compiles for it anyway when a call passes a variable.  Results are identical (pinned digests)
