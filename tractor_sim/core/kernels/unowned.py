@@ -180,8 +180,14 @@ _PACKAGE = (__name__.split(".")[0] + ".", "tractor_sim_sized_")
 _plain_call_template = Dispatcher.get_call_template
 
 
+def _in_package(py_func) -> bool:
+    """Whether a Python function is this package's (or a size's copy of it): only those are
+    compiled the ways below; a plug-in from elsewhere keeps numba's."""
+    return getattr(py_func, "__module__", "").startswith(_PACKAGE)
+
+
 def _ours(dispatcher) -> bool:
-    return getattr(dispatcher.py_func, "__module__", "").startswith(_PACKAGE)
+    return _in_package(dispatcher.py_func)
 
 
 def _call_template(self, args, kws):
@@ -291,7 +297,7 @@ def _init(self, py_func, locals=None, targetoptions=None, *args, **kwargs):
     numba lowers for a first result (bench_compile: native lowering 7.7 -> 6.9 s, the whole cold
     compile 27.8 -> 26.5 s).  No kernel divides by a value that can be zero (the results are the
     same: pinned digests).  A plug-in strategy from elsewhere keeps numba's default."""
-    if getattr(py_func, "__module__", "").startswith(_PACKAGE):
+    if _in_package(py_func):
         targetoptions = {"error_model": "numpy", **(targetoptions or {})}
     _plain_init(self, py_func, locals, targetoptions, *args, **kwargs)
 
