@@ -30,6 +30,7 @@ Positions (the numbers are this module's own; only their order and the
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 
 from tractor_sim.rules.cards import BJ, NO_SUIT, RJ, card_id, points, rank_of, suit_of
 
@@ -88,7 +89,7 @@ def _rank_is_trump(trump, rules):
     return bool(_opt(rules, "rank_trumps_in_no_trump"))
 
 
-def effective_suit(card, trump, rules=None):
+def _effective_suit(card, trump, rules):
     """0..3 for a plain suit, 4 for a trump."""
     rank, suit = trump
     if card >= BJ:
@@ -100,7 +101,7 @@ def effective_suit(card, trump, rules=None):
     return suit_of(card)
 
 
-def position(card, trump, rules=None):
+def _position(card, trump, rules):
     """Dense place of the card in its effective suit (higher = stronger)."""
     rank, suit = trump
     rank_trump = _rank_is_trump(trump, rules)
@@ -135,16 +136,42 @@ def position(card, trump, rules=None):
     return plain_place(rank_of(card))
 
 
+@lru_cache(maxsize=None)
+def _card_order(rank, suit, rank_trump):
+    """Every card's (effective suit, position) under one trump, worked out once: the long legality
+    run asks millions of times."""
+    trump, rules = (rank, suit), {"rank_trumps_in_no_trump": rank_trump}
+    return (tuple(_effective_suit(c, trump, rules) for c in range(54)),
+            tuple(_position(c, trump, rules) for c in range(54)))
+
+
+def _order(trump, rules):
+    """(effective suits, positions), each indexed by card id."""
+    rank, suit = trump
+    return _card_order(rank, suit, _rank_is_trump(trump, rules))
+
+
+def effective_suit(card, trump, rules=None):
+    """0..3 for a plain suit, 4 for a trump."""
+    return _order(trump, rules)[0][card]
+
+
+def position(card, trump, rules=None):
+    """Dense place of the card in its effective suit (higher = stronger)."""
+    return _order(trump, rules)[1][card]
+
+
 # ---------------------------------------------------------------------------
 # Units
 
 
 def _unit(kind, cards, trump, rules):
-    cards = sorted(cards, key=lambda c: (-position(c, trump, rules), c))
+    pos = _order(trump, rules)[1]
+    cards = sorted(cards, key=lambda c: (-pos[c], c))
     return {
         "type": kind,
         "cards": cards,
-        "top": position(cards[0], trump, rules),
+        "top": pos[cards[0]],
         "pairs": 0 if kind == "single" else len(cards) // 2,
     }
 
@@ -152,7 +179,8 @@ def _unit(kind, cards, trump, rules):
 def _suit_of_set(cards, trump, rules):
     if len(cards) == 0:
         raise ValueError("no cards")
-    suits = {effective_suit(c, trump, rules) for c in cards}
+    order = _order(trump, rules)[0]
+    suits = {order[c] for c in cards}
     if len(suits) != 1:
         raise ValueError("cards of more than one effective suit")
     return suits.pop()
@@ -166,10 +194,19 @@ def decompose(cards, trump, rules=None):
     top); at a position holding several pairs (off-suit trump-rank cards)
     the lowest card id is used.  Equal pairs/singles are listed by card id.
     """
-    cards = list(cards)
+    rank, suit = trump
+    return list(_decomposition(tuple(sorted(cards)), rank, suit, _rank_is_trump(trump, rules)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _decomposition(cards, rank, suit, rank_trump):
+    """``decompose`` of sorted ``cards``, kept: a deal's plays and leads repeat (the same lead is
+    judged for every follower).  The units are read, never changed, by every caller."""
+    trump, rules = (rank, suit), {"rank_trumps_in_no_trump": rank_trump}
     _suit_of_set(cards, trump, rules)
     counts = Counter(cards)
-    pos = {c: position(c, trump, rules) for c in counts}
+    order = _order(trump, rules)[1]
+    pos = {c: order[c] for c in counts}
 
     # available pairs per position, as a sorted list of ids (an id with
     # count 2 gives one entry)
@@ -207,7 +244,7 @@ def decompose(cards, trump, rules=None):
     # (greedy order is already longest-then-highest; the stable sort only
     # makes that explicit)
     tractors.sort(key=lambda u: (-u["pairs"], -u["top"]))
-    return (
+    return tuple(
         tractors
         + [_unit("pair", [c, c], trump, rules) for c in pair_ids]
         + [_unit("single", [c], trump, rules) for c in single_ids]
@@ -318,8 +355,9 @@ def legal_follow(hand, lead, play, trump, rules=None):
     suit = _suit_of_set(list(lead), trump, rules)
     lead_pairs = _pair_count(decompose(lead, trump, rules))
 
-    hand_s = [c for c in hand if effective_suit(c, trump, rules) == suit]
-    play_s = [c for c in play if effective_suit(c, trump, rules) == suit]
+    order = _order(trump, rules)[0]
+    hand_s = [c for c in hand if order[c] == suit]
+    play_s = [c for c in play if order[c] == suit]
     if len(hand_s) >= n:
         if len(play_s) != n:
             return False

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tractor_sim.rules.cards import BJ, NO_SUIT, RJ, points, rank_of, suit_of
 
@@ -149,19 +150,18 @@ def _rank_is_trump(trump, rules):
     return suit != NO_SUIT or bool(_opt(rules, "rank_trumps_in_no_trump"))
 
 
-def effective_suit(card, trump, rules=None):
+def _effective_suit(card, rank, suit, rank_trump):
     """0..3 for a plain suit, 4 for a trump."""
-    rank, suit = trump
     if card >= BJ:
         return TRUMP
-    if rank_of(card) == rank and _rank_is_trump(trump, rules):
+    if rank_of(card) == rank and rank_trump:
         return TRUMP
     if suit != NO_SUIT and suit_of(card) == suit:
         return TRUMP
     return suit_of(card)
 
 
-def position(card, trump, rules=None):
+def _position(card, rank, suit, rank_trump):
     """Dense place of the card in its effective suit (higher = stronger; one step = adjacent).
 
     With a trump suit: plain suits 0..11 (the trump rank skipped); trumps:
@@ -170,8 +170,6 @@ def position(card, trump, rules=None):
     0..12, BJ 0, RJ 1; with ``rank_trumps_in_no_trump`` the rank cards are
     trumps at 0 (BJ 1, RJ 2) and skipped in their suits.
     """
-    rank, suit = trump
-    rank_trump = _rank_is_trump(trump, rules)
     r = rank_of(card)
     plain = r - 1 if (rank_trump and r > rank) else r
     if suit != NO_SUIT:
@@ -192,11 +190,36 @@ def position(card, trump, rules=None):
     return plain
 
 
+@lru_cache(maxsize=None)
+def _card_order(rank, suit, rank_trump):
+    """Every card's (effective suit, position) under one trump, worked out once: the legality runs
+    ask millions of times."""
+    return (tuple(_effective_suit(c, rank, suit, rank_trump) for c in range(54)),
+            tuple(_position(c, rank, suit, rank_trump) for c in range(54)))
+
+
+def _order(trump, rules):
+    """(effective suits, positions), each indexed by card id."""
+    rank, suit = trump
+    return _card_order(rank, suit, _rank_is_trump(trump, rules))
+
+
+def effective_suit(card, trump, rules=None):
+    """0..3 for a plain suit, 4 for a trump."""
+    return _order(trump, rules)[0][card]
+
+
+def position(card, trump, rules=None):
+    """Dense place of the card in its effective suit (``_position`` says the order)."""
+    return _order(trump, rules)[1][card]
+
+
 def suit_of_set(cards, trump, rules=None):
     """The one effective suit of ``cards`` (an error for none or several)."""
     if len(cards) == 0:
         raise ValueError("no cards")
-    suits = {effective_suit(c, trump, rules) for c in cards}
+    order = _order(trump, rules)[0]
+    suits = {order[c] for c in cards}
     if len(suits) != 1:
         raise ValueError("cards of more than one effective suit")
     return suits.pop()
@@ -207,13 +230,14 @@ def suit_of_set(cards, trump, rules=None):
 
 
 def _unit(kind, size, cards, trump, rules):
-    cards = sorted(cards, key=lambda c: (-position(c, trump, rules), c))
+    pos = _order(trump, rules)[1]
+    cards = sorted(cards, key=lambda c: (-pos[c], c))
     return {
         "type": kind,
         "size": size,
         "length": len(cards) // size,
         "cards": cards,
-        "top": position(cards[0], trump, rules),
+        "top": pos[cards[0]],
         "tuples": 0 if size == 1 else len(cards) // size,
     }
 
@@ -249,10 +273,19 @@ def decompose(cards, trump, rules=None):
     the tractor AS AS KS KS and the pair AS AS).  What is left: every group
     of 2 or more cards is one tuple of its whole count, the rest singles.
     """
-    cards = list(cards)
+    rank, suit = trump
+    return list(_decomposition(tuple(sorted(cards)), rank, suit, _rank_is_trump(trump, rules)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _decomposition(cards, rank, suit, rank_trump):
+    """``decompose`` of sorted ``cards``, kept: a deal's plays and leads repeat (the same lead is
+    judged for every follower).  The units are read, never changed, by every caller."""
+    trump, rules = (rank, suit), {"rank_trumps_in_no_trump": rank_trump}
     suit_of_set(cards, trump, rules)
     left = Counter(cards)
-    pos = {c: position(c, trump, rules) for c in left}
+    order = _order(trump, rules)[1]
+    pos = {c: order[c] for c in left}
 
     tractors = []
     while True:
@@ -279,7 +312,7 @@ def decompose(cards, trump, rules=None):
     tractors.sort(key=lambda u: (-u["size"], -u["length"], -u["top"], u["cards"]))
     tuples.sort(key=lambda u: (-u["size"], -u["top"], u["cards"][0]))
     singles.sort(key=lambda u: (-u["top"], u["cards"][0]))
-    return tractors + tuples + singles
+    return tuple(tractors + tuples + singles)
 
 
 TUPLE_NAMES = {1: "single", 2: "pair", 3: "triple", 4: "quadruple"}
@@ -321,8 +354,9 @@ def required_tuples(units):
 def _groups_by_position(cards, trump, rules):
     """{position: [count of each distinct card there]}."""
     out = {}
+    pos = _order(trump, rules)[1]
     for c, n in Counter(cards).items():
-        out.setdefault(position(c, trump, rules), []).append(n)
+        out.setdefault(pos[c], []).append(n)
     return out
 
 
@@ -333,7 +367,8 @@ def can_beat(unit, hand, suit, trump, rules=None):
     tractor (m, L): L consecutive positions, the top one higher, each with m
     identical cards.  Trumps are not "higher" in a plain suit here.
     """
-    in_suit = [c for c in hand if effective_suit(c, trump, rules) == suit]
+    order = _order(trump, rules)[0]
+    in_suit = [c for c in hand if order[c] == suit]
     m, length = shape(unit)
     holding = {p for p, counts in _groups_by_position(in_suit, trump, rules).items() if max(counts) >= m}
     return any(q > unit["top"] and all(q - d in holding for d in range(length)) for q in holding)
@@ -421,8 +456,9 @@ def tractor_cover(cards, shapes, trump, rules=None):
     Every placement (and every group at a position) is tried.
     """
     groups = {}  # position -> list of [count, used]
+    pos = _order(trump, rules)[1]
     for c, n in Counter(cards).items():
-        groups.setdefault(position(c, trump, rules), []).append([n, False])
+        groups.setdefault(pos[c], []).append([n, False])
 
     def best(i):
         if i == len(shapes):
@@ -470,8 +506,9 @@ def legal_follow(hand, lead, play, trump, rules=None):
         return False
     info = classify(lead, trump, rules)
     suit = info["suit"]
-    hand_s = [c for c in hand if effective_suit(c, trump, rules) == suit]
-    play_s = [c for c in play if effective_suit(c, trump, rules) == suit]
+    order = _order(trump, rules)[0]
+    hand_s = [c for c in hand if order[c] == suit]
+    play_s = [c for c in play if order[c] == suit]
     if len(hand_s) >= n:
         if len(play_s) != n:
             return False
@@ -510,8 +547,10 @@ def trick_winner(plays, leader, players, trump, rules=None):
     info = classify(lead, trump, rules)
     suit, kind = info["suit"], info["kind"]
 
+    order = _order(trump, rules)[0]
+
     def one_suit(play):
-        suits = {effective_suit(c, trump, rules) for c in play}
+        suits = {order[c] for c in play}
         return suits.pop() if len(suits) == 1 else None
 
     best_i, best_key = 0, None
