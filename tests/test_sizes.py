@@ -6,6 +6,7 @@ play by tests/test_sized_deals.py."""
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -218,6 +219,32 @@ def test_a_plugin_plays_at_another_size_compiled_for_it(tmp_path):
     from tractor_sim.play.registry.variants import _sized_dispatcher
 
     assert _sized_dispatcher(pkg, ("follow", "grab_points_sized")).targetoptions.get("boundscheck")
+
+
+def test_a_plugin_cached_at_one_size_plays_its_own_code_at_another(tmp_path):
+    """A plug-in played at 4/2 leaves its machine code in numba's disk cache, named by file,
+    function and line. Its copy for 6/3 is another function of the same file: it must compile for
+    six seats, not load the 4/2 code (which reads the view of four seats and plays illegally), and
+    play the deals that a copy compiled from an empty cache plays."""
+
+    def plugin(folder, tag):
+        folder.mkdir()
+        path = folder / "mine.py"
+        path.write_text(GRAB_POINTS.replace("grab_points_sized", f"grab_points_{tag}")
+                        .replace("grabber_sized", f"grabber_{tag}"))
+        return str(path)
+
+    def play(path, tag, players):
+        deals, _ = simulate([(f"grabber_{tag}", "basic")], n=20, seed=3, modules=(path,),
+                            game={"players": players, "decks": players // 2})
+        return deals.select_dtypes("number")
+
+    both = plugin(tmp_path / "both", "both")
+    play(both, "both", 4)  # the 4/2 code on disk
+    assert list((tmp_path / "both" / "__pycache__").glob("mine.grab_points*.nbi"))
+    after = play(both, "both", 6)
+    fresh = play(plugin(tmp_path / "fresh", "fresh"), "fresh", 6)
+    pd.testing.assert_frame_equal(after, fresh)
 
 
 def test_a_strategy_without_a_source_file_is_refused_at_another_size(tmp_path):

@@ -65,13 +65,19 @@ _SIZED: dict = {}
 
 def _sized_dispatcher(package, key):
     """The dispatcher of what ``package``'s registry recorded under ``key`` (decision, name), made
-    as ``strategy`` makes it (a plug-in bounds-checked unless it says otherwise); None if nothing."""
+    as ``strategy`` makes it (a plug-in bounds-checked unless it says otherwise); None if nothing.
+
+    A plug-in's copy is renamed for the size (``grab_points`` -> ``grab_points_p6d3t``): numba
+    names a disk cache entry by the source file's name, the function's and its line, and a
+    compiled symbol by module, function and a per-process counter, so under its own name the copy
+    would load, or link against, the machine code compiled for another size's view."""
     recorded = package.registry.STRATEGIES.get(key)
     if recorded is None:
         return None
     if (package.__name__, key) not in _SIZED:
         builtin = recorded.fn.__module__.startswith(package.__name__ + ".strategies")
-        _SIZED[package.__name__, key] = _dispatcher(recorded.fn, builtin, recorded.boundscheck)
+        fn = recorded.fn if builtin else _renamed(recorded.fn, "_" + package.__name__.rsplit("_", 1)[-1])
+        _SIZED[package.__name__, key] = _dispatcher(fn, builtin, recorded.boundscheck)
     return _SIZED[package.__name__, key]
 
 
@@ -86,9 +92,9 @@ def _dispatcher(fn, builtin: bool, boundscheck):
 
 def _cacheable(fn) -> bool:
     """Whether numba may cache ``fn`` on disk: only a function of a real module, whose globals are
-    that module's. numba names a cache entry by module, name and line, not by globals, so a copy of
+    that module's. numba names a cache entry by file, name and line, not by globals, so a copy of
     a function bound to another size's kernels (``types.FunctionType`` with new globals) would load
-    the first copy's machine code."""
+    the first copy's machine code (a module copied for a size is renamed: ``_sized_dispatcher``)."""
     module = sys.modules.get(getattr(fn, "__module__", None) or "")
     return module is not None and getattr(module, "__dict__", None) is fn.__globals__ \
         and getattr(module, "__file__", None) is not None
