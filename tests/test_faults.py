@@ -423,6 +423,38 @@ def test_an_illegal_plugin_gives_a_replay_hint_that_reproduces_it(tmp_path):
     _clean(code, again, 1, "follow strategy 'cheat'", "an illegal follow")
 
 
+BILLION = """
+from tractor_sim.play.registry import strategy, get_strategy
+
+_base = get_strategy("follow", "smart").dispatcher
+
+
+@strategy("follow", "billion_follow")
+def billion_follow(view, params, rng, scratch, out):
+    out[0] = 1000000000
+    r = _base(view, params, rng, scratch, out)
+    out[out.shape[0] - 1] = -1
+    return r
+"""
+
+
+def test_an_answer_of_a_billion_cards_is_one_line_naming_the_counts(tmp_path):
+    """A plug-in's answer may hold any count. The error writes a count no hand can hold once, with
+    the count, instead of a billion card names: those took the worker's memory (a generated plug-in
+    of the heavier tier, tests/test_plugin_grammar.py, made the worker die)."""
+    from tractor_sim.play.errors import SimulationError
+    from tractor_sim.runs.runner import simulate
+
+    (tmp_path / "billion.py").write_text(BILLION)
+    with pytest.raises(SimulationError) as e:
+        simulate([({"policy": "expert", "follow": "billion_follow"}, "basic")], n=2, seed=5,
+                 modules=[str(tmp_path / "billion.py")])
+    message = str(e.value)
+    assert "follow strategy 'billion_follow'" in message and "an illegal follow" in message
+    assert "answer: 2S x1000000000" in message and "RJ x-1" in message
+    assert "\n" not in message and len(message) < 2000
+
+
 def test_compare_with_an_illegal_plugin_is_a_message(tmp_path):
     (tmp_path / "plug.py").write_text(plugin_sources.illegal_follow("cheat2", "cheater2"))
     r = _run(["compare", "cheater2", "basic", "--deals", "20", "--module", str(tmp_path / "plug.py")])

@@ -222,6 +222,19 @@ def _user_strategies(pols) -> str:
     return " or ".join(plugin_strategies([p for p in pols if p.player is None]))
 
 
+def _cards_text(counts, decks: int) -> str:
+    """Cards by count as an error names them: a card held n times (n up to the decks) written n times,
+    any other count once with its count ("2S x1000000000", "RJ x-1"): a plug-in's answer may hold any
+    number, and writing a billion cards out would take the process's memory."""
+    words = []
+    for card, n in enumerate(int(x) for x in counts):
+        if 0 < n <= decks:
+            words += [card_str(card)] * n
+        elif n:
+            words.append(f"{card_str(card)} x{n}")
+    return " ".join(words)
+
+
 def _describe_error(game, spec: ChunkSpec, pols, err) -> str:
     D, CARDS = game.kernels.deal, game.dims.CARDS
     code, seat, decision, trick, redeals, ident, d = (int(x) for x in err[:7])
@@ -232,18 +245,18 @@ def _describe_error(game, spec: ChunkSpec, pols, err) -> str:
     team = seat % 2
     pol = pols[team]
     strategy = pol.strategy_names[decision] if hasattr(pol, "strategy_names") else DECISIONS[decision]
-    hand = [card_str(c) for c in range(CARDS) for _ in range(int(err[D.ERR_HEADER + c]))]
-    answer = [card_str(c) for c in range(CARDS) for _ in range(max(0, int(err[D.ERR_HEADER + CARDS + c])))]
+    hand = _cards_text(err[D.ERR_HEADER:D.ERR_HEADER + CARDS], game.dims.DECKS)
+    answer = _cards_text(err[D.ERR_HEADER + CARDS:D.ERR_HEADER + 2 * CARDS], game.dims.DECKS)
     if code == D.ERR_CALL:  # the answer holds the cards, then the copies (kernels.view, "call")
         calls = game.dims.CALLS
         got = [int(x) for x in err[D.ERR_HEADER + CARDS:D.ERR_HEADER + CARDS + 2 * calls]]
-        answer = [", ".join(f"copy {got[calls + j]} of {card_str(got[j]) if 0 <= got[j] < CARDS else got[j]}"
-                            for j in range(calls))]
+        answer = ", ".join(f"copy {got[calls + j]} of {card_str(got[j]) if 0 <= got[j] < CARDS else got[j]}"
+                           for j in range(calls))
     where = f"match {ident}, deal {d}" if spec.mode == "match" else f"deal {ident}"
     deal_id = ident if spec.mode == "fixed" else ident * game.kernels.match.MAX_DEALS_PER_MATCH + d
     return (f"{DECISIONS[decision]} strategy {strategy!r} of policy {pol.name!r} (seat {seat}) made {what} "
             f"in {where}, trick {trick} (seed {spec.seed}, half {spec.half}, matchup {spec.matchup}); "
-            f"hand: {' '.join(hand)}; answer: {' '.join(answer) or '(nothing)'}; "
+            f"hand: {hand}; answer: {answer or '(nothing)'}; "
             f"replay with: {replay_command(spec, deal_id)}")
 
 
