@@ -67,7 +67,7 @@ def _sized_dispatcher(package, key):
     """The dispatcher of what ``package``'s registry recorded under ``key`` (decision, name), made
     as ``strategy`` makes it (a plug-in bounds-checked unless it says otherwise); None if nothing.
 
-    A plug-in's copy is renamed for the size (``grab_points`` -> ``grab_points_p6d3t``): numba
+    A plug-in's copy is renamed for the size (``grab_points`` -> ``grab_points_p6d3``): numba
     names a disk cache entry by the source file's name, the function's and its line, and a
     compiled symbol by module, function and a per-process counter, so under its own name the copy
     would load, or link against, the machine code compiled for another size's view."""
