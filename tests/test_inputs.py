@@ -637,11 +637,16 @@ def names_one_of(text: str, names) -> None:
 # ----------------------------------------------------------------------------- search settings
 
 SEARCH_BASE = {"policy": "oracle", "base": "basic", "worlds": 4}
+GOOD_POLICIES = {"base": ("expert", "basic", "random", {"policy": "basic"}),
+                 "infer": ("none", "base", "basic", {"policy": "basic"})}
 
 
 @SOME
 @given(declared_tables(SE.SETTINGS, SEARCH_BASE))
 @example(({"policy": "oracle", "base": "search", "worlds": 4, "rollout_policy": "expert"}, []))  # found: base unnamed
+@example(({"policy": "search", "base": "basic", "worlds": 4, "infer": ""}, []))  # found by the slow tier:
+@example(({"policy": "search", "base": "basic", "worlds": 4, "infer": {}}, []))  # a model of the right type
+@example(({"policy": "search", "base": "basic", "worlds": 4, "infer": {"": 0}}, []))  # that names none
 def test_search_tables_generated(case):
     spec, wrong = case
     assume(SE.is_search(spec))  # a table without a search's policy is another kind of policy table
@@ -660,8 +665,13 @@ def test_search_tables_generated(case):
         if "policy" in wrong:  # "search:" or "oracle:x:y:z:w": the name's parts
             assert str(e).startswith(f"policy {spec['policy']!r}"), str(e)
             return
-        names_one_of(str(e), wrong or ["base"] + ([base] if isinstance(base, str) else []))
-        assert wrong or base not in ("expert", "basic", "random", {"policy": "basic"}), str(e)  # a refused base
+        if wrong:
+            names_one_of(str(e), wrong)
+            return
+        # a value of a field's own type that its parser refuses ('' or {} for a policy): not a good one
+        doubtful = [k for k, v in (("base", base), ("infer", infer)) if v not in GOOD_POLICIES[k]]
+        assert doubtful, str(e)
+        names_one_of(str(e), doubtful + ([base] if "base" in doubtful and isinstance(base, str) else []))
         return
     _ended("search settings", "accepted")
     assert not wrong, (spec, wrong)  # everything outside its declaration is refused
@@ -927,6 +937,7 @@ def test_a_chinese_name_runs_into_its_own_directory(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_the_heavier_tier():
     """Every property of this module and the plug-in grammar with ten times the examples."""
     import subprocess
