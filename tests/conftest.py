@@ -116,8 +116,14 @@ def _size_key(game):
     return tuple(game) if isinstance(game, (tuple, list)) else None
 
 
+LONG = "long: "  # the group of a test marked ``long``: itself, started before every other group
+
+
 def _group(item):
-    """The kernel set an item compiles: its size's (SIZED), its file's (SHARED), or its file alone."""
+    """The kernel set an item compiles: its size's (SIZED), its file's (SHARED), or its file alone.
+    A test marked ``long`` is a group of its own, so that the scheduler can start it first."""
+    if item.get_closest_marker("long"):
+        return LONG + item.nodeid
     game = getattr(item, "callspec", None) and item.callspec.params.get("game")
     return SIZED.get(_size_key(game)) or SHARED.get(item.path.name, item.path.name)
 
@@ -150,7 +156,8 @@ def pytest_collection_modifyitems(config, items):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup``: xdist's scope scheduling, a scope being a kernel set (_group), read from
-    the workers' files (each collected the same tests); the scopes with most tests go first."""
+    the workers' files (each collected the same tests); the long tests go first, each on the next free
+    worker, then the scopes with most tests: a long test started last would hold the run's end alone."""
     if config.getoption("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -163,5 +170,11 @@ def pytest_xdist_make_scheduler(config, log):
                 files = sorted(Path(os.environ[GROUPS]).glob("*.json"))
                 self.groups = json.loads(files[0].read_text()) if files else {}
             return self.groups.get(nodeid, nodeid)
+
+        def _assign_work_unit(self, node):
+            first = next((scope for scope in self.workqueue if scope.startswith(LONG)), None)
+            if first is not None:
+                self.workqueue.move_to_end(first, last=False)
+            super()._assign_work_unit(node)
 
     return ByKernelSet(config, log)

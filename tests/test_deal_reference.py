@@ -450,6 +450,7 @@ def run_long_legality(n_deals, seconds=0.0, seed=2024, report=print):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_every_play_is_legal_long():
     """1,000,000 deals (TRACTOR_LEGALITY_DEALS), streamed chunk by chunk; with
     TRACTOR_LEGALITY_SECONDS it stops after that many seconds and says how far it got."""

@@ -78,6 +78,7 @@ def summary(counts):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("table", TABLES, ids=TABLE_IDS)
 def test_a_quarter_million_deals_of_each_common_table_are_legal(table):
     players, decks, teams = table

@@ -294,6 +294,7 @@ def _marginals(state, seat, n, seed, chain):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_the_chain_keeps_the_mid_deal_marginals():
     """Mid-deal states, far too many deals to enumerate: the chain's mean copies of every card in every
     place are the exact table's within 6 standard errors (of independent draws, times 2 for the chain's
