@@ -1,6 +1,7 @@
 """Statistics on result tables against known answers (tractor_sim.stats.summary)."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -120,6 +121,20 @@ def test_matchup_summary_by_hand():
     assert s.loc["B", "win_rate"] == pytest.approx(2 / 3)
     assert (s.loc["B", "win_low"], s.loc["B", "win_high"]) == pytest.approx(stats.wilson_interval(2, 3))
     assert s.loc["A", "deals_per_match"] == 20
+
+
+def test_a_filtered_categorical_table_codes_as_its_strings():
+    # a table read back with categorical policy columns, then filtered: category "C" is unused
+    plain = table([0, 4, 2, 3], [0, 0, 1, 1])
+    kinds = pd.CategoricalDtype(["C", "B", "A"])
+    filtered = plain.astype({"policy0": kinds, "policy1": kinds})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        names, c0, c1 = stats.policy_codes(filtered)
+        summary = stats.matchup_summary(filtered)
+    assert names == ["A", "B"] and c0.tolist() == [0] * 4 and c1.tolist() == [1] * 4
+    pd.testing.assert_frame_equal(summary, stats.matchup_summary(plain), check_dtype=False,
+                                  check_categorical=False)
 
 
 def test_summary_intervals_cluster_by_match_pair():

@@ -74,9 +74,12 @@ def mean_ci(x, confidence: float = 0.95) -> tuple[float, float, float]:
 # ---------------------------------------------------------------- summaries
 
 def policy_codes(deals: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """(policy names, code of team 0's policy, code of team 1's) per deal, by category codes."""
+    """(policy names, code of team 0's policy, code of team 1's) per deal.  The codes are looked up in an
+    index of the names: a categorical column with unused categories (a filtered table) re-coded as a
+    Categorical of other categories is deprecated in pandas 3 and an error in pandas 4."""
     names = pd.unique(np.concatenate([np.asarray(pd.unique(deals[c]), dtype=object) for c in ("policy0", "policy1")]))
-    c0, c1 = (pd.Categorical(deals[c], categories=names).codes.astype(np.int16) for c in ("policy0", "policy1"))
+    index = pd.Index(names)
+    c0, c1 = (index.get_indexer(deals[c]).astype(np.int16) for c in ("policy0", "policy1"))
     return [str(n) for n in names], c0, c1
 
 
