@@ -44,7 +44,7 @@ def test_an_empty_cache_is_announced_with_the_size(tmp_path, monkeypatch, times)
     engine.run_chunk(spec)  # compiled and cached here (its own cache folder)
     assert firstrun.pending(spec) is None
     monkeypatch.setattr(numba.core.config, "CACHE_DIR", str(tmp_path / "empty"))  # where numba would look
-    assert firstrun.pending(spec) == "compiling the kernels for 4 players, 2 decks (first run only, about 40 s)"
+    assert firstrun.pending(spec) == "compiling the kernels for 4 players, 2 decks (first run only, about 20 s)"
     search = engine.plan_chunks([("search", "basic")], n=5, seed=1)[0]
     assert firstrun.pending(search).startswith("compiling the search kernels (first run only, about ")
     search63 = engine.plan_chunks([("search", "basic")], n=5, seed=1, game={"players": 6, "decks": 3})[0]
@@ -107,11 +107,11 @@ def test_the_bar_starts_after_the_compile(exp_file, tmp_path, monkeypatch, times
 def test_the_cli_says_what_compiles_and_ends_with_the_headline(exp_file, tmp_path, monkeypatch, times):
     """Without a terminal, lines on stderr; on stdout the headline and both report paths."""
     monkeypatch.setattr(firstrun, "pending", lambda spec: "compiling the kernels for 4 players, 2 decks (first "
-                                                          "run only, about 40 s)")
+                                                          "run only, about 20 s)")
     out = tmp_path / "run"
     r = CliRunner().invoke(main, ["run", str(exp_file), "--out", str(out)], catch_exceptions=False)
     assert r.exit_code == 0, r.output
-    assert r.stderr.splitlines()[0] == "compiling the kernels for 4 players, 2 decks (first run only, about 40 s)"
+    assert r.stderr.splitlines()[0] == "compiling the kernels for 4 players, 2 decks (first run only, about 20 s)"
     assert r.stderr.splitlines()[1].startswith("compiled in ")
     lines = r.stdout.splitlines()
     assert lines[-2:] == [f"report: {out / 'report.html'}", f"report: {out / 'report.md'}"]

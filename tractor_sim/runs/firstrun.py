@@ -19,7 +19,7 @@ from pathlib import Path
 from tractor_sim.play import packages, search
 from tractor_sim.rules import sizes
 
-TYPICAL = {"kernels": 40.0, "search": 60.0}  # seconds, a 2-core machine of 2026 (benchmarks/bench_compile.py)
+TYPICAL = {"kernels": 20.0, "search": 60.0}  # seconds, a 2-core machine of 2026 (benchmarks/bench_compile.py)
 
 
 def _times_file():
@@ -58,7 +58,7 @@ def _size_words(size) -> str:
 
 def pending(spec) -> str | None:
     """The sentence for a chunk whose kernels are not compiled yet (None when they are cached):
-    "compiling the kernels for 4 players, 2 decks (first run only, about 40 s)"."""
+    "compiling the kernels for 4 players, 2 decks (first run only, about 20 s)"."""
     kind, key = _key(spec)
     size = sizes.as_size(spec.game)
     if kind == "search":

@@ -377,7 +377,7 @@ def make_executor(backend: str = "local", workers: int | None = None, scheduler:
             yield None
             return
         if not isolate:
-            # Warm up here first: an empty numba cache is filled once (about 40 s of compiling),
+            # Warm up here first: an empty numba cache is filled once (about 20 s of compiling),
             # not by every worker at once, and a broken strategy module fails before any worker starts.
             warm_up(warm_spec)
         pool = ProcessPoolBackend(max(1, n), warm_spec, attempts)

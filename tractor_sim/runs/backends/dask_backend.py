@@ -5,7 +5,7 @@ cluster; ``DaskBackend.start(workers=N)`` starts a LocalCluster of N
 single-threaded worker processes for the run (closed by ``close``).
 
 * Warm-up: one worker per host first (it fills that host's numba cache if it
-  is empty, compiling once, about 40 s), then all the others (cache hits,
+  is empty, compiling once, about 20 s), then all the others (cache hits,
   about a second).  A worker that cannot load the experiment's strategies
   fails here, with its address, before any chunk runs.  Workers that join or
   restart later warm up on their first chunk, from the cache.
