@@ -224,3 +224,29 @@ def test_module_entry_point_runs():
                        env={**os.environ})
     assert r.returncode == 0 and "compare" in r.stdout
     assert Path(sys.executable).exists()
+
+
+END = """
+import atexit, sys
+from tractor_sim import cli
+
+def command():  # stands for main: output left in the pipe's buffer, an exit function of its own
+    atexit.register(lambda: sys.stderr.write("exit function ran\\n"))
+    sys.stdout.write("the whole output\\n" * 3)
+    {end}
+
+cli.main = command
+cli.command_line()
+"""
+
+
+@pytest.mark.parametrize("end, status", [("sys.exit(3)", 3), ("sys.exit()", 0), ("sys.exit('why')", 1),
+                                         ("raise RuntimeError('a bug')", 1), ("raise KeyboardInterrupt", 130)])
+def test_the_console_scripts_fast_end_keeps_the_status_the_output_and_the_exit_functions(end, status):
+    """command_line ends with os._exit, skipping the interpreter's teardown: the command's status
+    stays, buffered output is flushed, exit functions registered while it ran still run."""
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    r = subprocess.run([sys.executable, "-c", END.format(end=end)], capture_output=True, text=True, env=buffered)
+    assert r.returncode == status, r.stderr
+    assert r.stdout == "the whole output\n" * 3 and "exit function ran" in r.stderr
+    assert ("a bug" in r.stderr) == ("RuntimeError" in end) and ("why" in r.stderr) == ("why" in end)

@@ -811,5 +811,38 @@ def train(train_file, out, quiet):
     click.echo(f"report: {out_dir / 'report.md'}")
 
 
+def command_line():
+    """The ``tractor-sim`` console script: ``main``, then an end without the interpreter's teardown.
+
+    The teardown frees every module's objects one by one (numba's compiled code, matplotlib's,
+    pandas'): 0.3 s of a 3.5 s warm quick start, after everything is written.  So the first exit
+    function registered (atexit runs the last registered first) flushes stdout and stderr and calls
+    ``os._exit`` with the command's status: the threads are joined and the other exit functions run
+    before it, as in a normal end, and every file and worker is closed by the commands themselves.
+    """
+    import atexit
+    import os
+
+    status = 1  # an exception that escaped (--debug): the interpreter printed it
+
+    def end():
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # a closed pipe (| head): nothing more to say
+                pass
+        os._exit(status)
+
+    atexit.register(end)
+    try:
+        main()
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+        raise
+    except KeyboardInterrupt:
+        status = 130
+        raise
+
+
 if __name__ == "__main__":
-    main()
+    command_line()
