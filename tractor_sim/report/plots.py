@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from matplotlib import rcParams
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
@@ -27,6 +28,20 @@ def _figure(width: float = 7.0, height: float = 4.0, layout: str | None = "const
     fig = Figure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(fig)
     return fig
+
+
+def _margins(fig: Figure, left: float, bottom: float, top: float = 0.3, right: float = 0.1) -> None:
+    """Fixed margins in inches instead of the constrained layout, which lays a figure out a second time:
+    a third of a simple figure's time (0.23 -> 0.15 s for the points histogram)."""
+    width, height = fig.get_size_inches()
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
+
+
+def _text_width(labels, size) -> float:
+    """The widest of ``labels`` at font ``size``, in inches, as the tick labels are laid out."""
+    prop = FontProperties(size=size)
+    return max((text_to_path.get_text_width_height_descent(str(t), prop, ismath=False)[0] for t in labels),
+               default=0.0) / 72
 
 
 def _save(fig: Figure, path) -> Path:
@@ -59,7 +74,8 @@ def plot_opp_points(deals: pd.DataFrame, path, decks: int = 2) -> Path:
     step = level_step(decks)
     hi = max(5 * step, int(frame["p"].max()) + 10)  # 5 S: the points in the deck
     bins = np.arange(lo, hi + 10, 10) - 2.5  # boundaries at 37.5, 77.5, ... (two decks): no bin spans two rows
-    fig = _figure()
+    fig = _figure(layout=None)
+    _margins(fig, left=0.8, bottom=0.5)
     ax = fig.add_subplot()
     for (m, p), g in frame.groupby(["matchup", "policy"], sort=False):
         ax.hist(g["p"], bins=bins, weights=np.full(len(g), 1 / len(g)), histtype="step",
@@ -80,7 +96,8 @@ def plot_row_frequencies(deals: pd.DataFrame, path, decks: int = 2) -> Path:
         pooled = deals.assign(matchup="all matchups")
         freq = row_frequencies(pooled, by_declarer=True, decks=decks).drop(columns="n")
     several = len(freq.index.get_level_values(0).unique()) > 1
-    fig = _figure(8, 4)
+    fig = _figure(8, 4, layout=None)
+    _margins(fig, left=0.6, bottom=0.25 + 0.71 * _text_width(freq.columns, rcParams["xtick.labelsize"]) + 0.35)
     ax = fig.add_subplot()
     x = np.arange(freq.shape[1])
     width = 0.8 / len(freq)
@@ -98,7 +115,8 @@ def plot_row_frequencies(deals: pd.DataFrame, path, decks: int = 2) -> Path:
 def _forest(labels, mean, low, high, path, xlabel: str, title: str) -> Path:
     """Points with interval bars, first label on top, a line at 0."""
     mean = np.asarray(mean, float)
-    fig = _figure(7, 1.2 + 0.4 * len(mean))
+    fig = _figure(7, 1.2 + 0.4 * len(mean), layout=None)
+    _margins(fig, left=_text_width(labels, rcParams["ytick.labelsize"]) + 0.2, bottom=0.5)
     ax = fig.add_subplot()
     y = np.arange(len(mean))[::-1]
     err = np.vstack([mean - np.asarray(low, float), np.asarray(high, float) - mean])
