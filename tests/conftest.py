@@ -56,9 +56,14 @@ SHARED = {
     "test_friends.py": "Finding Friends",
     "test_learned_friends.py": "Finding Friends",
     "test_sizes.py": "Finding Friends",
-    "test_search.py": "search",
+    "test_search.py": "search",  # the search, its sampler and inference, and the learned player it teaches
     "test_sampler.py": "search",
     "test_learned.py": "search",
+    "test_infer.py": "search",
+    "test_search_declare.py": "search",
+    "test_param_ranges.py": "search",  # its learned player's ends compile what test_learned's training does
+    "test_env.py": "environments",  # at 4 players, 2 decks: its docs examples compile the batched environment
+    "test_vector_env.py": "environments",
 }
 # Tests of other files parametrized by one of those sizes (``game``): with the files of that size.
 SIZED = {(6, 3, "tractor"): "6 players 3 decks", (5, 2, "friends"): "Finding Friends"}
