@@ -212,6 +212,34 @@ def test_plots_write_pngs(tmp_path):
         assert out.read_bytes().startswith(PNG)
 
 
+@pytest.mark.parametrize("decks", [2, 3, 4])
+def test_figures_with_fixed_margins_keep_every_label_inside(tmp_path, monkeypatch, decks):
+    """The figures laid out by fixed margins (plots._margins and the heatmap's, not the constrained
+    layout) hold every tick label, axis label, title and legend inside the image, with long policy
+    names and at each deck count's level-table row names."""
+    from tractor_sim.stats import chain, ratings
+    from tractor_sim.stats import summary as stats
+
+    drawn = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig) or path)
+    long_a, long_b = "a-policy-with-a-rather-long-name", "another.policy:with-params"
+    deals = fixed_deals(400, a=long_a, b=long_b)
+    summary = stats.matchup_summary(deals, None)
+    plots.plot_opp_points(deals, tmp_path / "a.png", decks)
+    plots.plot_row_frequencies(deals, tmp_path / "b.png", decks)
+    plots.plot_level_change(summary, tmp_path / "c.png")
+    fit = ratings.fit(ratings.pair_table(deals))
+    plots.plot_ratings(ratings.simultaneous(fit, ratings.pairwise(fit)), tmp_path / "d.png", fit["anchor"])
+    plots.plot_win_heatmap(chain.win_probability(deals, long_a, long_b, n_boot=5)["table"], tmp_path / "e.png",
+                           f"P({long_a} wins) by starting levels, {long_a}-vs-{long_b}")  # as the report titles it
+    assert len(drawn) == 5
+    for fig in drawn:
+        drawn_box = fig.get_tightbbox(fig.canvas.get_renderer())  # everything drawn, in inches
+        width, height = fig.get_size_inches()
+        assert drawn_box.x0 >= 0 and drawn_box.y0 >= 0 and drawn_box.x1 <= width and drawn_box.y1 <= height, \
+            (fig.axes[0].get_title(), drawn_box.bounds, width, height)
+
+
 def test_disconnected_pool_is_not_ranked(tmp_path):
     deals = pd.concat([fixed_deals(300), fixed_deals(300, a="greedy", b="expert", seed=1)])
     run = write_run(tmp_path / "two_pools", deals)

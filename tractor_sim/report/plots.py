@@ -7,6 +7,7 @@ work headless and from worker threads.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ def _figure(width: float = 7.0, height: float = 4.0, layout: str | None = "const
     return fig
 
 
-def _margins(fig: Figure, left: float, bottom: float, top: float = 0.3, right: float = 0.1) -> None:
+def _margins(fig: Figure, left: float, bottom: float, top: float = 0.3, right: float = 0.25) -> None:
     """Fixed margins in inches instead of the constrained layout, which lays a figure out a second time:
     a third of a simple figure's time (0.23 -> 0.15 s for the points histogram)."""
     width, height = fig.get_size_inches()
@@ -97,7 +98,8 @@ def plot_row_frequencies(deals: pd.DataFrame, path, decks: int = 2) -> Path:
         freq = row_frequencies(pooled, by_declarer=True, decks=decks).drop(columns="n")
     several = len(freq.index.get_level_values(0).unique()) > 1
     fig = _figure(8, 4, layout=None)
-    _margins(fig, left=0.6, bottom=0.25 + 0.71 * _text_width(freq.columns, rcParams["xtick.labelsize"]) + 0.35)
+    turned = _text_width(freq.columns, rcParams["xtick.labelsize"]) * np.sin(np.pi / 4)  # the labels at 45 degrees
+    _margins(fig, left=0.75, bottom=turned + 0.6)  # under them the ticks' pad and the axis label
     ax = fig.add_subplot()
     x = np.arange(freq.shape[1])
     width = 0.8 / len(freq)
@@ -113,16 +115,19 @@ def plot_row_frequencies(deals: pd.DataFrame, path, decks: int = 2) -> Path:
 
 
 def _forest(labels, mean, low, high, path, xlabel: str, title: str) -> Path:
-    """Points with interval bars, first label on top, a line at 0."""
-    mean = np.asarray(mean, float)
-    fig = _figure(7, 1.2 + 0.4 * len(mean), layout=None)
-    _margins(fig, left=_text_width(labels, rcParams["ytick.labelsize"]) + 0.2, bottom=0.5)
+    """Points with interval bars, first label on top, a line at 0; wider than 7 inches when the labels
+    would leave the plot narrower than 4 inches or than its axis label."""
+    mean, labels = np.asarray(mean, float), list(labels)
+    left = _text_width(labels, rcParams["ytick.labelsize"]) * 1.05 + 0.2  # the ticks and their pad
+    plot = max(4.0, _text_width([xlabel], rcParams["axes.labelsize"]) * 1.05)
+    fig = _figure(max(7.0, left + plot + 0.25), 1.2 + 0.4 * len(mean), layout=None)
+    _margins(fig, left=left, bottom=0.5)
     ax = fig.add_subplot()
     y = np.arange(len(mean))[::-1]
     err = np.vstack([mean - np.asarray(low, float), np.asarray(high, float) - mean])
     ax.errorbar(mean, y, xerr=np.nan_to_num(err), fmt="o", capsize=3)
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(y, list(labels))
+    ax.set_yticks(y, labels)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     return _save(fig, path)
@@ -219,8 +224,9 @@ def plot_win_heatmap(table: pd.DataFrame, path, title: str = "Match win probabil
 
     Fixed margins instead of the constrained layout (which laid out the cell labels a second time: 0.37
     against 0.21 s of CPU a heatmap), and the labels as one collection (_cell_labels: 0.2 to 0.12 s)."""
+    title = textwrap.fill(title, 55)  # a matchup of long policy names: lines as wide as the image
     fig = _figure(6.5, 5.5, layout=None)
-    fig.subplots_adjust(left=0.09, right=0.97, bottom=0.09, top=0.93)
+    _margins(fig, left=0.6, bottom=0.5, top=0.2 + 0.2 * (title.count("\n") + 1), right=0.2)
     ax = fig.add_subplot()
     values = table.to_numpy(float)
     im = ax.imshow(values, origin="lower", cmap="RdBu", vmin=0, vmax=1)
