@@ -366,13 +366,22 @@ def _wait_until_looping(proc, cache, spin=2.0, limit=300):
     """Until the plug-in's compiled code is in its numba cache and the process has spent ``spin`` more
     seconds of CPU since (stuck in the loop: no fixed sleep that a slow machine outruns)."""
     me, start = psutil.Process(proc.pid), time.monotonic()
-    while not list(cache.glob("plug.*.nbi")):
-        assert proc.poll() is None and time.monotonic() - start < limit, proc.communicate()
+
+    def still_waiting():
+        """A tick more; a failure if the command ended, or (killed first: its output is read after it
+        ends, and an endless loop never does) if the limit has passed."""
+        if proc.poll() is not None:
+            pytest.fail(f"the command ended: {proc.communicate()}")
+        if time.monotonic() - start >= limit:
+            proc.kill()
+            pytest.fail(f"not looping after {limit} s: {proc.communicate()}")
         time.sleep(0.1)
+
+    while not list(cache.glob("plug.*.nbi")):
+        still_waiting()
     used = sum(me.cpu_times()[:2])
     while sum(me.cpu_times()[:2]) < used + spin:
-        assert proc.poll() is None and time.monotonic() - start < limit, proc.communicate()
-        time.sleep(0.1)
+        still_waiting()
 
 
 def test_ctrl_c_in_process_stops_a_plugin_in_an_endless_loop(tmp_path):
