@@ -39,10 +39,11 @@ def _margins(fig: Figure, left: float, bottom: float, top: float = 0.3, right: f
 
 
 def _text_width(labels, size) -> float:
-    """The widest of ``labels`` at font ``size``, in inches, as the tick labels are laid out."""
+    """The widest of ``labels`` at font ``size``, in inches, with 5% to spare: the glyph outlines measured
+    here run a little narrower than the text Agg draws (a 7-inch label by 0.03 inches)."""
     prop = FontProperties(size=size)
     return max((text_to_path.get_text_width_height_descent(str(t), prop, ismath=False)[0] for t in labels),
-               default=0.0) / 72
+               default=0.0) / 72 * 1.05
 
 
 def _save(fig: Figure, path) -> Path:
@@ -118,8 +119,8 @@ def _forest(labels, mean, low, high, path, xlabel: str, title: str) -> Path:
     """Points with interval bars, first label on top, a line at 0; wider than 7 inches when the labels
     would leave the plot narrower than 4 inches or than its axis label."""
     mean, labels = np.asarray(mean, float), list(labels)
-    left = _text_width(labels, rcParams["ytick.labelsize"]) * 1.05 + 0.2  # the ticks and their pad
-    plot = max(4.0, _text_width([xlabel], rcParams["axes.labelsize"]) * 1.05)
+    left = _text_width(labels, rcParams["ytick.labelsize"]) + 0.2  # the ticks and their pad
+    plot = max(4.0, _text_width([xlabel], rcParams["axes.labelsize"]))
     fig = _figure(max(7.0, left + plot + 0.25), 1.2 + 0.4 * len(mean), layout=None)
     _margins(fig, left=left, bottom=0.5)
     ax = fig.add_subplot()
