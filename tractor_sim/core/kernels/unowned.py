@@ -34,16 +34,20 @@ numba's inliner without its quadratic copies, no literal specializations of
 this package's functions, numpy's error model for them, no wrappers for the
 ones compiled only for compiled callers, numba's liveness analysis over bit
 sets, its flags and variable lists read faster, ABI sizes remembered, and
-declared signatures compiled at first use.
+declared signatures compiled at first use, callees finalized only for
+their callers to link.
 """
 
 import copy
 
 import numpy as np
+from llvmlite import binding as ll
 from llvmlite import ir as llvm_ir
 from numba import njit
 from numba.core import analysis, cgutils, config, ir, ir_utils, sigutils, types
 from numba.core.base import BaseContext
+from numba.core.codegen import CPUCodeLibrary, JITCPUCodegen
+from numba.core.cpu import CPUContext
 from numba.core.controlflow import CFGraph
 from numba.core.dispatcher import Dispatcher, _FunctionCompiler
 from numba.core.inline_closurecall import InlineWorker, RewriteArrayOfConsts
@@ -287,6 +291,88 @@ def _compile_result(self, sig):
     return _plain_compile_result(self, sig)
 
 
+# ------------------------------------------------ callees linked, never run
+#
+# numba finalizes every compiled function's library at once: it links its callees' optimised IR,
+# optimises the whole module and generates its machine code.  A callee compiled without wrappers
+# (above) is never run from its own library: each caller links its IR, optimises it again and
+# generates the machine code again for its own module.  So a deep call tree paid the module
+# optimisation and the machine code of the code under each of its levels (the search: 81 s of a
+# cold 149 s).  Such a library is finalized for linking only: its callees' IR linked in, neither
+# optimised as a module nor turned into machine code; the function that Python calls optimises
+# the whole tree once, as one module.  The cache keeps such a library's IR (a kind of its own) for
+# the callers that a later process compiles.  The results are the same (pinned and sized
+# digests); the search compiles in 85 s instead of 149, the expert engine runs 6% faster.
+
+LINKING_KIND = "tractor_sim:linking"  # a cached library that only callers' modules link
+_plain_get_executable = CPUContext.get_executable
+_plain_serialize = CPUCodeLibrary.serialize_using_object_code
+_plain_unserialize = CPUCodeLibrary._unserialize.__func__
+_plain_set_env = JITCPUCodegen.set_env
+
+
+def _defines(library, name) -> bool:
+    try:
+        return not library._final_module.get_function(name).is_declaration
+    except NameError:
+        return False
+
+
+def _finalize_for_linking(library) -> None:
+    """CPUCodeLibrary.finalize without the module's optimisation and its machine code (the
+    execution engine): what its callers link."""
+    seen = set()
+    for callee in library._linking_libraries:
+        if callee not in seen:
+            seen.add(callee)
+            library._reload_init.update(callee._reload_init)
+            library._final_module.link_in(callee._get_module_for_linking(), preserve=True)
+    library._final_module.verify()
+    _only_linked(library)
+
+
+def _only_linked(library) -> None:
+    library._finalize_dynamic_globals()
+    library._verify_declare_only_symbols()
+    library._finalized = True
+    library._tractor_sim_linking = True
+
+
+def _get_executable(self, library, fndesc, env):
+    """CPUContext.get_executable: this package's function compiled without Python's wrapper is
+    finalized for linking only."""
+    if not library._finalized and fndesc.modname.startswith(_PACKAGE) \
+            and not _defines(library, fndesc.llvm_cpython_wrapper_name):
+        _finalize_for_linking(library)
+    return _plain_get_executable(self, library, fndesc, env)
+
+
+def _serialize(self):
+    """CPUCodeLibrary.serialize_using_object_code (what numba's cache saves); a library only for
+    linking has no object code: its linkable IR."""
+    if getattr(self, "_tractor_sim_linking", False):
+        return self.name, LINKING_KIND, self._get_module_for_linking().as_bitcode()
+    return _plain_serialize(self)
+
+
+def _unserialize(cls, codegen, state):
+    name, kind, data = state
+    if kind != LINKING_KIND:
+        return _plain_unserialize(cls, codegen, state)
+    library = codegen.create_library(name)
+    library._final_module = library._shared_module = ll.parse_bitcode(data)
+    _only_linked(library)
+    return library
+
+
+def _set_env(self, env_name, env):
+    """JITCPUCodegen.set_env, which writes the environment's address into its global: a library
+    only for linking is not in the engine, nor is its global (its callers' copies are set as
+    theirs)."""
+    if self._engine.is_symbol_defined(env_name):
+        _plain_set_env(self, env_name, env)
+
+
 _plain_init = Dispatcher.__init__
 
 
@@ -475,6 +561,10 @@ def faster_compiles() -> None:
         ir.Inst._rec_list_vars = _rec_list_vars
         RewriteArrayOfConsts.match = _array_of_consts
         BaseContext.get_abi_sizeof = _abi_sizeof
+        CPUContext.get_executable = _get_executable
+        CPUCodeLibrary.serialize_using_object_code = _serialize
+        CPUCodeLibrary._unserialize = classmethod(_unserialize)
+        JITCPUCodegen.set_env = _set_env
         if hasattr(CFGraph, "topo_order"):
             analysis.compute_live_map = ir_utils.compute_live_map = _live_map
 
