@@ -6,12 +6,13 @@ PY := $(VENV)/bin/python
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# The venv's own pip installs the editable package (no self-upgrade). Byte-compiling at install stays:
-# with PYTHONDONTWRITEBYTECODE set (as here) every process would compile its imports again (2.6 s each).
-# compileall does it over every core (pip compiles one file after another: 21 s of a 47 s install here).
+# The venv's pip installs uv, and uv the editable package with its extras, byte-compiled over every
+# core (the same versions as pip picks; 19 s instead of pip's 45 on a fresh clone here). Byte-compiling
+# at install stays: with PYTHONDONTWRITEBYTECODE set (as here) every process would compile its imports
+# again (2.6 s each).
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --no-compile -e ".[dev,dask,rl]"
-	$(PY) -m compileall -q -j 0 "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+	$(PY) -m pip install --quiet --no-compile uv
+	$(VENV)/bin/uv pip install --quiet --python $(PY) --compile-bytecode -e ".[dev,dask,rl]"
 	touch $@
 
 install: $(VENV)/.installed
