@@ -35,7 +35,8 @@ this package's functions, numpy's error model for them, no wrappers for the
 ones compiled only for compiled callers, numba's liveness analysis over bit
 sets, its flags and variable lists read faster, ABI sizes remembered, and
 declared signatures compiled at first use, callees finalized only for
-their callers to link.
+their callers to link, and the types of calls to built-in functions
+remembered.
 """
 
 import copy
@@ -51,7 +52,9 @@ from numba.core.cpu import CPUContext
 from numba.core.controlflow import CFGraph
 from numba.core.dispatcher import Dispatcher, _FunctionCompiler
 from numba.core.inline_closurecall import InlineWorker, RewriteArrayOfConsts
+from numba.core.target_extension import get_local_target
 from numba.core.targetconfig import TargetConfig
+from numba.core.types.functions import BaseFunction
 from numba.extending import intrinsic
 
 ITEMSIZE = np.dtype(np.int64).itemsize  # bytes of one int64 cell
@@ -540,6 +543,26 @@ def _array_of_consts(self, func_ir, block, typemap, calltypes):
     return _plain_array_of_consts(self, func_ir, block, typemap, calltypes)
 
 
+_plain_function_call_type = BaseFunction.get_call_type
+_CALL_TYPES: dict = {}  # (function type, typing context, target, argument types, keywords) -> signature
+
+
+def _function_call_type(self, context, args, kws):
+    """BaseFunction.get_call_type (a call of a built-in or overloaded function typed: its templates
+    tried in order until one accepts), remembered per function and argument types.  Type inference
+    asks again at each pass of its fixed point and at each call site: 11,500 asks, 127,000 templates
+    tried for a cold first result, most of them failing; the answer depends on nothing else (a
+    template that fails is asked again, so its error is numba's own)."""
+    try:
+        key = (self, context, get_local_target(context), args, tuple(kws.items()))
+        sig = _CALL_TYPES.get(key)
+    except TypeError:  # an unhashable argument type: numba's own way
+        return _plain_function_call_type(self, context, args, kws)
+    if sig is None:
+        sig = _CALL_TYPES[key] = _plain_function_call_type(self, context, args, kws)
+    return sig
+
+
 def faster_compiles() -> None:
     """Install the changes above (core/__init__.py calls it before any kernel is compiled).
     A numba without these internals (the pinned range has them) keeps its own, only slower."""
@@ -565,6 +588,7 @@ def faster_compiles() -> None:
         CPUCodeLibrary.serialize_using_object_code = _serialize
         CPUCodeLibrary._unserialize = classmethod(_unserialize)
         JITCPUCodegen.set_env = _set_env
+        BaseFunction.get_call_type = _function_call_type
         if hasattr(CFGraph, "topo_order"):
             analysis.compute_live_map = ir_utils.compute_live_map = _live_map
 
