@@ -14,7 +14,7 @@ from numba.core import ir, types
 from numba.core import config as numba_config
 
 from tractor_sim.runs import engine
-from tractor_sim.core.kernels import events, match as M, unowned
+from tractor_sim.core.kernels import events, match as M, rng, unowned
 from tractor_sim.rules.options import Rules
 
 jit_only = pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled dispatchers only")
@@ -343,3 +343,114 @@ def test_a_callee_compiles_without_wrappers_and_gets_them_when_python_wants_it(t
     assert callee == ["False False False True", "True", "True", f"{key} True"]
     assert run("python") == [f"{key} True", "1 1"]  # loaded without wrappers, then compiled with them
     assert run("python") == [f"{key} True", "1 0"]  # the cache now holds the compile with wrappers
+
+
+# A process that compiles a caller of the package's rng functions (compiled as callees: finalized for
+# linking only) and a function of its own; then another caller, in the same process or, with the cache
+# the first filled, in a new one.
+LINKING_PROBE = r'''
+import sys
+import numpy as np
+from numba import njit
+from tractor_sim.core.kernels import rng, unowned
+
+def library(dispatcher):
+    (cres,) = dispatcher.overloads.values()
+    return cres.library
+
+@njit
+def outside(x):  # not the package's: numba's own way
+    return x + 1
+
+@njit
+def caller(seed, state):
+    return rng.stream_key(seed, 1, 2, 3), outside(seed), rng.next_u64(state)
+
+@njit
+def another(seed):
+    return rng.stream_key(seed, 1, 2, 3) ^ rng.mix64(seed)
+
+if sys.argv[1] == "first":
+    got = caller(np.uint64(7), np.zeros(1, np.uint64))
+    libs = [library(f) for f in (rng.stream_key, rng.next_u64, outside, caller)]
+    print(*(getattr(lib, "_tractor_sim_linking", False) for lib in libs))
+    print(*(lib._compiled_object is not None for lib in libs))  # machine code: the callers' only
+print(another(np.uint64(7)), sum(rng.stream_key.stats.cache_hits.values()))
+'''
+
+
+@jit_only
+def test_a_callee_is_finalized_for_linking_only_and_its_cached_ir_links_into_new_callers(tmp_path):
+    """The package's callees get no machine code of their own (unowned._finalize_for_linking): their
+    callers' modules hold it; a function from elsewhere keeps numba's.  The cache keeps a callee's IR
+    (unowned.LINKING_KIND): a new process compiling another caller links it and computes the same."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def run(mode):
+        return subprocess.run([sys.executable, "-c", LINKING_PROBE, mode], capture_output=True, text=True,
+                              check=True, env=env).stdout.splitlines()
+
+    first = run("first")
+    assert first[:2] == ["True True False False", "False False True True"]
+    value, hits = first[2].split()
+    assert hits == "0"  # compiled here
+    kinds = [unowned.LINKING_KIND.encode() in p.read_bytes() for p in tmp_path.rglob("*.nbc")
+             if p.name.startswith("rng.stream_key")]
+    assert kinds and all(kinds)
+    assert run("again") == [f"{value} 1"]  # stream_key from the cache, linked into a new caller
+    x = np.uint64(7)
+    assert int(value) == int(rng.stream_key(x, 1, 2, 3) ^ rng.mix64(x))
+
+
+def _flags_of(key):
+    """Compile flags again from their key (unowned._flags_key)."""
+    from numba.core.compiler import Flags
+    from numba.core.cpu import FastMathOptions
+
+    flags = Flags()
+    for name, value in key:
+        setattr(flags, name, FastMathOptions(set(value)) if name == "fastmath" else value)
+    return flags
+
+
+@jit_only
+def test_remembered_call_types_are_numbas_own_and_failures_are_not_remembered():
+    """unowned._function_call_type answers what numba's BaseFunction.get_call_type answers (asked
+    again, under the same compile flags, for every call type a compile remembered); a call that
+    fails to type is not remembered, and fails with numba's message every time."""
+    import operator
+
+    from numba import njit
+    from numba.core.errors import TypingError
+    from numba.core.targetconfig import ConfigStack
+
+    @njit
+    def busy(a, k):
+        out = np.empty(k, np.int64)
+        total = 0
+        for i in range(min(k, a.size)):
+            out[i] = a[i] * 3 // 2 - (a[i] % 5)
+            total = max(total, out[i]) + abs(-i)
+        return total, out[:k].sum()
+
+    unowned._CALL_TYPES.clear()  # a cache: what busy's typing asks is remembered afresh
+    assert busy(np.arange(9), 6) == busy.py_func(np.arange(9), 6)
+    assert len(unowned._CALL_TYPES) >= 10
+    for (fn, context, _, flags, args, kws), sig in list(unowned._CALL_TYPES.items()):
+        assert flags is not None  # asked inside a compile
+        with ConfigStack().enter(_flags_of(flags)):
+            assert unowned._plain_function_call_type(fn, context, args, dict(kws)) == sig
+
+    @njit
+    def bad(a):
+        return a + "text"
+
+    messages = set()
+    for _ in range(2):
+        before = len(unowned._CALL_TYPES)
+        with pytest.raises(TypingError) as info:
+            bad(np.zeros(2))
+        messages.add(str(info.value).split("\n")[0])
+        added = list(unowned._CALL_TYPES)[before:]
+        assert not any(getattr(fn, "typing_key", None) is operator.add for fn, *_ in added)
+    assert len(messages) == 1

@@ -48,12 +48,12 @@ from numba import njit
 from numba.core import analysis, cgutils, config, ir, ir_utils, sigutils, types
 from numba.core.base import BaseContext
 from numba.core.codegen import CPUCodeLibrary, JITCPUCodegen
-from numba.core.cpu import CPUContext
+from numba.core.cpu import CPUContext, FastMathOptions
 from numba.core.controlflow import CFGraph
 from numba.core.dispatcher import Dispatcher, _FunctionCompiler
 from numba.core.inline_closurecall import InlineWorker, RewriteArrayOfConsts
 from numba.core.target_extension import get_local_target
-from numba.core.targetconfig import TargetConfig
+from numba.core.targetconfig import ConfigStack, TargetConfig
 from numba.core.types.functions import BaseFunction
 from numba.extending import intrinsic
 
@@ -544,19 +544,30 @@ def _array_of_consts(self, func_ir, block, typemap, calltypes):
 
 
 _plain_function_call_type = BaseFunction.get_call_type
-_CALL_TYPES: dict = {}  # (function type, typing context, target, argument types, keywords) -> signature
+_CALL_TYPES: dict = {}  # (function type, typing context, target, compile flags, argument types, keywords) -> signature
+
+
+def _flags_key(flags):
+    """The compile's flags (numba's ConfigStack) as a key: typing an overloaded function compiles its
+    implementation with flags inherited from the caller (without reference counting it refuses an
+    allocation), so the answer depends on them."""
+    if flags is None:
+        return None
+    return tuple((k, tuple(sorted(v.flags)) if isinstance(v, FastMathOptions) else v)
+                 for k, v in sorted(flags._values.items()))
 
 
 def _function_call_type(self, context, args, kws):
     """BaseFunction.get_call_type (a call of a built-in or overloaded function typed: its templates
-    tried in order until one accepts), remembered per function and argument types.  Type inference
-    asks again at each pass of its fixed point and at each call site: 11,500 asks, 127,000 templates
-    tried for a cold first result, most of them failing; the answer depends on nothing else (a
-    template that fails is asked again, so its error is numba's own)."""
+    tried in order until one accepts), remembered per function, argument types and compile flags.
+    Type inference asks again at each pass of its fixed point and at each call site: 11,500 asks,
+    127,000 templates tried for a cold first result, most of them failing.  A call that fails is
+    asked again each time, so its error is numba's own."""
     try:
-        key = (self, context, get_local_target(context), args, tuple(kws.items()))
+        key = (self, context, get_local_target(context), _flags_key(ConfigStack.top_or_none()), args,
+               tuple(kws.items()))
         sig = _CALL_TYPES.get(key)
-    except TypeError:  # an unhashable argument type: numba's own way
+    except TypeError:  # an unhashable type or flag: numba's own way
         return _plain_function_call_type(self, context, args, kws)
     if sig is None:
         sig = _CALL_TYPES[key] = _plain_function_call_type(self, context, args, kws)
