@@ -454,3 +454,35 @@ def test_remembered_call_types_are_numbas_own_and_failures_are_not_remembered():
         added = list(unowned._CALL_TYPES)[before:]
         assert not any(getattr(fn, "typing_key", None) is operator.add for fn, *_ in added)
     assert len(messages) == 1
+
+
+BLAS_PROBE = r'''
+import sys
+import numpy as np
+from numba import njit
+from tractor_sim.runs import runner
+from tractor_sim.core.kernels import unowned
+import numba.np.arraymath as arraymath, numba.np.linalg as linalg
+
+runner.simulate([("basic", "random")], n=2, seed=0, chunk_size=2)
+print("scipy.linalg" in sys.modules, arraymath._HAVE_BLAS,
+      arraymath.ensure_blas is linalg.ensure_blas is unowned._plain_ensure_blas)
+
+@njit
+def dot(a, b):
+    return np.dot(a, b)
+
+print(dot(np.arange(3.0), np.ones(3)), "scipy.linalg.cython_blas" in sys.modules)
+'''
+
+
+@jit_only
+def test_numbas_first_blas_ask_imports_no_scipy_and_blas_still_works():
+    """unowned._probe_blas: a run imports no scipy.linalg (numba's import-time ask answered from the
+    disk, the same answer), every later ask is numba's own, and a function calling BLAS compiles and
+    computes."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run([sys.executable, "-c", BLAS_PROBE], capture_output=True, text=True, check=True,
+                         env=env).stdout.splitlines()
+    assert out == ["False True True", "3.0 True"]
+    assert unowned._blas_on_disk()
