@@ -313,6 +313,7 @@ def _compile_result(self, sig):
 # digests); the search compiles in 85 s instead of 149 and runs 3% faster, the expert engine 6%.
 
 LINKING_KIND = "tractor_sim:linking"  # a cached library that only callers' modules link
+_LIBRARY_INTERNALS = ("_get_module_for_linking", "_finalize_dynamic_globals", "_verify_declare_only_symbols")
 _plain_get_executable = CPUContext.get_executable
 _plain_serialize = CPUCodeLibrary.serialize_using_object_code
 _plain_unserialize = CPUCodeLibrary._unserialize.__func__
@@ -625,10 +626,11 @@ def faster_compiles() -> None:
         ir.Inst._rec_list_vars = _rec_list_vars
         RewriteArrayOfConsts.match = _array_of_consts
         BaseContext.get_abi_sizeof = _abi_sizeof
-        CPUContext.get_executable = _get_executable
-        CPUCodeLibrary.serialize_using_object_code = _serialize
-        CPUCodeLibrary._unserialize = classmethod(_unserialize)
-        JITCPUCodegen.set_env = _set_env
+        if all(hasattr(CPUCodeLibrary, name) for name in _LIBRARY_INTERNALS):
+            CPUContext.get_executable = _get_executable
+            CPUCodeLibrary.serialize_using_object_code = _serialize
+            CPUCodeLibrary._unserialize = classmethod(_unserialize)
+            JITCPUCodegen.set_env = _set_env
         BaseFunction.get_call_type = _function_call_type
         if "numba.np.arraymath" not in sys.modules:
             numba_linalg.ensure_blas = _probe_blas
