@@ -378,6 +378,66 @@ def test_a_callee_compiles_without_wrappers_and_gets_them_when_python_wants_it(t
     assert run("python") == [f"{key} True", "1 0"]  # the cache now holds the compile with wrappers
 
 
+# A process that uses rng.mix64 as a first-class value (C's wrapper only, unowned._AS_VALUE), calls
+# it from Python, or compiles a caller of it (no wrappers); it prints what it found, and the module of
+# every C wrapper numba lowered (numba's own implementations, np.empty here, get none).
+VALUE_PROBE = r"""
+import ctypes, sys
+import numpy as np
+from numba import njit, types
+from numba.core import lowering
+from numba.experimental.function_type import _get_wrapper_address
+from tractor_sim.core.kernels import rng, unowned
+
+c_wrapped = []
+plain_cfunc_wrapper = lowering.Lower.create_cfunc_wrapper
+def create_cfunc_wrapper(self):
+    c_wrapped.append(self.fndesc.modname.split(".")[0])
+    return plain_cfunc_wrapper(self)
+lowering.Lower.create_cfunc_wrapper = create_cfunc_wrapper
+
+@njit
+def caller(seed):
+    out = np.empty(2, np.uint64)
+    out[0] = rng.mix64(seed)
+    return out[0]
+
+x = np.uint64(7)
+for step in sys.argv[1].split(","):  # what asks for rng.mix64, in order
+    if step == "callee":
+        print(caller(x))
+    elif step == "value":
+        address = _get_wrapper_address(rng.mix64, types.uint64(types.uint64))
+        print(ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64)(address)(7))
+    else:
+        print(rng.mix64(x))
+(cres,) = rng.mix64.overloads.values()
+stats = rng.mix64.stats
+print(unowned._wrapped(cres), unowned._addressable(cres), sum(stats.cache_hits.values()),
+      sum(stats.cache_misses.values()), *sorted(set(c_wrapped)))
+"""
+
+
+@jit_only
+def test_a_first_class_use_compiles_only_cs_wrapper_and_python_gets_its_own(tmp_path):
+    """A package function compiled for a first-class use gets C's wrapper and not Python's
+    (unowned._compile_result); one compiled for a caller is compiled again with it; a call from Python
+    gets Python's; each is cached and loaded by a later process.  numba's own implementations
+    (np.empty's, called by compiled code only) get no C wrapper."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def run(mode):
+        return subprocess.run([sys.executable, "-c", VALUE_PROBE, mode], capture_output=True, text=True,
+                              check=True, env=env).stdout.splitlines()
+
+    value = str(rng.mix64(np.uint64(7)))
+    assert run("callee") == [value, "False False 0 1 __main__"]  # the caller's wrapper only
+    assert run("callee,value") == [value, value, "False True 1 1 __main__ tractor_sim"]  # again, C's only
+    assert run("value") == [value, "False True 1 0"]  # loaded (numba keys a first-class use apart)
+    assert run("python") == [value, "True True 1 1 tractor_sim"]  # the callee's loaded, compiled again
+    assert run("python,value") == [value, value, "True True 1 0"]  # loaded with both
+
+
 # A process that compiles a caller of the package's rng functions (compiled as callees: finalized for
 # linking only) and a function of its own; then another caller, in the same process or, with the cache
 # the first filled, in a new one.

@@ -221,17 +221,24 @@ def _call_template(self, args, kws):
         setattr(compiler, _AS_CALLEE, was)
 
 
-# ------------------------------------------------ callees without Python's wrappers
+# ------------------------------------------------ each compile with only the wrappers its use needs
 #
 # numba gives every compiled signature two wrappers: one that Python calls (unboxing every argument,
-# boxing the result) and one with C's calling convention (for first-class function values).  A
-# function compiled because compiled code calls it needs neither: its callers link its code.  The
-# wrappers of those callees were 2 s of a cold first result's 21 (their IR, its optimisation and its
-# machine code).  A signature compiled so is kept out of numba's dispatch from Python; when Python
-# (or a first-class use) does want it, ``_compile`` compiles it again with its wrappers, and the
-# cache then holds that one.
+# boxing the result) and one with C's calling convention (for first-class function values).  Each
+# use needs at most one of them:
+# - a function compiled because compiled code calls it needs neither: its callers link its code
+#   (these wrappers were 2 s of a cold first result's 21: their IR, its optimisation, its machine code);
+# - one compiled for a first-class use (a strategy, a deal driver handed to a kernel) needs only the
+#   C one: the Python one was 0.45 s of a cold first basic result's 20.4 (bench_compile, alternating
+#   children), most of it the unboxing of the drivers' tuples of arrays;
+# - numba's own implementations of numpy and builtins (``min``, ``np.empty``) are only ever called
+#   from compiled code, so they need neither.
+# A signature compiled without Python's wrapper is kept out of numba's dispatch from Python; when
+# Python (or a first-class use) does want what it lacks, ``_compile`` compiles it again with it,
+# and the cache then holds that one.
 
 _AS_CALLEE = "_tractor_sim_as_callee"  # set on a _FunctionCompiler while a compiled caller types a call
+_AS_VALUE = "_tractor_sim_as_value"  # set on a _FunctionCompiler while a first-class use compiles
 _plain_customize_flags = _FunctionCompiler._customize_flags
 _plain_add_overload = Dispatcher.add_overload
 _plain_compile = Dispatcher.compile
@@ -239,16 +246,28 @@ _plain_compile_result = Dispatcher.get_compile_result
 
 
 def _callee_flags(self, flags):
-    """_FunctionCompiler._customize_flags: no wrappers while compiling for a compiled caller."""
+    """_FunctionCompiler._customize_flags: no wrappers while compiling for a compiled caller, nor
+    for numba's implementations compiled without Python's; only C's for a first-class use."""
     flags = _plain_customize_flags(self, flags)
-    if getattr(self, _AS_CALLEE, False):
+    if getattr(self, _AS_CALLEE, False) or (flags.no_cpython_wrapper and _numbas(self.py_func)):
         flags.no_cpython_wrapper = flags.no_cfunc_wrapper = True
+    elif getattr(self, _AS_VALUE, False):
+        flags.no_cpython_wrapper = True
     return flags
+
+
+def _numbas(py_func) -> bool:
+    return getattr(py_func, "__module__", "").startswith("numba.")
 
 
 def _wrapped(cres) -> bool:
     """Whether Python can call this compile result (numba's entry point is null without a wrapper)."""
     return cres.objectmode or cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) != 0
+
+
+def _addressable(cres) -> bool:
+    """Whether this compile result has C's wrapper, the address of a first-class function value."""
+    return cres.library.get_pointer_to_function(cres.fndesc.llvm_cfunc_wrapper_name) != 0
 
 
 def _add_overload(self, cres):
@@ -273,14 +292,15 @@ class _SavingOnly:
 
 
 def _compile(self, sig):
-    """Dispatcher.compile; a signature compiled only for compiled callers (from this process or the
-    cache) is compiled again with its wrappers when it is wanted from Python."""
+    """Dispatcher.compile; a signature compiled without the wrapper now wanted (from this process or
+    the cache) is compiled again with it: Python's for a call from Python, C's for a first-class use."""
     entry = _plain_compile(self, sig)
     if not _ours(self) or getattr(self._compiler, _AS_CALLEE, False):
         return entry
     args = tuple(sigutils.normalize_signature(sig)[0])
     cres = self.overloads.get(args)
-    if cres is None or _wrapped(cres):
+    has_wanted = _addressable if getattr(self._compiler, _AS_VALUE, False) else _wrapped
+    if cres is None or has_wanted(cres):
         return entry
     del self.overloads[args]
     cache, self._cache = self._cache, _SavingOnly(self._cache)
@@ -291,11 +311,20 @@ def _compile(self, sig):
 
 
 def _compile_result(self, sig):
-    """Dispatcher.get_compile_result (a first-class function's address): with the wrappers."""
-    cres = self.overloads.get(tuple(sig.args))
-    if cres is not None and self._can_compile and not _wrapped(cres):
-        self.compile(sig)
-    return _plain_compile_result(self, sig)
+    """Dispatcher.get_compile_result (a first-class function's address): compiled with C's wrapper,
+    and only with it unless Python wants the signature too."""
+    if not _ours(self):
+        return _plain_compile_result(self, sig)
+    compiler = self._compiler
+    was = getattr(compiler, _AS_VALUE, False)
+    setattr(compiler, _AS_VALUE, True)
+    try:
+        cres = self.overloads.get(tuple(sig.args))
+        if cres is not None and self._can_compile and not _addressable(cres):
+            self.compile(sig)
+        return _plain_compile_result(self, sig)
+    finally:
+        setattr(compiler, _AS_VALUE, was)
 
 
 # ------------------------------------------------ callees linked, never run
@@ -347,10 +376,11 @@ def _only_linked(library) -> None:
 
 
 def _get_executable(self, library, fndesc, env):
-    """CPUContext.get_executable: this package's function compiled without Python's wrapper is
+    """CPUContext.get_executable: this package's function compiled without either wrapper is
     finalized for linking only."""
     if not library._finalized and fndesc.modname.startswith(_PACKAGE) \
-            and not _defines(library, fndesc.llvm_cpython_wrapper_name):
+            and not _defines(library, fndesc.llvm_cpython_wrapper_name) \
+            and not _defines(library, fndesc.llvm_cfunc_wrapper_name):
         _finalize_for_linking(library)
     return _plain_get_executable(self, library, fndesc, env)
 

@@ -74,7 +74,9 @@ def idle_function():
     the bid strategy of rules without the auction and the call strategy outside Finding Friends, so a
     run compiles only the strategies it plays."""
     if not _IDLE:
-        fn = numba.njit(STRATEGY_SIG, cache=True)(_idle) if not numba.config.DISABLE_JIT else _idle
+        fn = numba.njit(cache=True)(_idle)
+        if not numba.config.DISABLE_JIT:
+            fn.get_compile_result(STRATEGY_SIG)
         _IDLE.append(fn)
     return _IDLE[0]
 
