@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -436,6 +437,19 @@ def test_a_first_class_use_compiles_only_cs_wrapper_and_python_gets_its_own(tmp_
     assert run("value") == [value, "False True 1 0"]  # loaded (numba keys a first-class use apart)
     assert run("python") == [value, "True True 1 1 tractor_sim"]  # the callee's loaded, compiled again
     assert run("python,value") == [value, value, "True True 1 0"]  # loaded with both
+
+
+@jit_only
+def test_the_idle_strategy_is_typed_as_a_strategy_function():
+    """idle_function is compiled for a first-class use only, and numba types it as the strategy
+    function, so a tuple of strategies holding it is typed as a tuple of that function."""
+    from tractor_sim.play.registry import idle_function
+    from tractor_sim.core.kernels.view import STRATEGY_TYPE
+
+    idle = idle_function()
+    (cres,) = idle.overloads.values()
+    assert idle.get_function_type() == STRATEGY_TYPE and unowned._addressable(cres)
+    assert numba.typeof((idle, idle)) == types.UniTuple(STRATEGY_TYPE, 2)
 
 
 # A process that compiles a caller of the package's rng functions (compiled as callees: finalized for

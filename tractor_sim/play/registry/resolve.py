@@ -75,8 +75,9 @@ def idle_function():
     run compiles only the strategies it plays."""
     if not _IDLE:
         fn = numba.njit(cache=True)(_idle)
-        if not numba.config.DISABLE_JIT:
-            fn.get_compile_result(STRATEGY_SIG)
+        if not numba.config.DISABLE_JIT:  # compiled as a first-class value, and only so (numba then
+            fn.get_compile_result(STRATEGY_SIG)  # types it as that function, and a tuple holding it)
+            fn.disable_compile()
         _IDLE.append(fn)
     return _IDLE[0]
 
