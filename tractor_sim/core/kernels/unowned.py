@@ -228,9 +228,9 @@ def _call_template(self, args, kws):
 # use needs at most one of them:
 # - a function compiled because compiled code calls it needs neither: its callers link its code
 #   (these wrappers were 2 s of a cold first result's 21: their IR, its optimisation, its machine code);
-# - one compiled for a first-class use (a strategy, a deal driver handed to a kernel) needs only the
-#   C one: the Python one was 0.45 s of a cold first basic result's 20.4 (bench_compile, alternating
-#   children), most of it the unboxing of the drivers' tuples of arrays;
+# - one compiled for a first-class use (a deal driver handed to a kernel) needs only the C one (the
+#   registry's strategies keep both: the step API calls them from Python too, and a second compile
+#   for it would cost more than the wrapper);
 # - numba's own implementations of numpy and builtins (``min``, ``np.empty``) are only ever called
 #   from compiled code, so they need neither.
 # A signature compiled without Python's wrapper is kept out of numba's dispatch from Python; when

@@ -115,7 +115,7 @@ class StrategyInfo:
         if lean is not None:
             return lean
         try:
-            dispatcher.get_compile_result(STRATEGY_SIG)  # as the kernels take it: a first-class value
+            dispatcher.compile(STRATEGY_SIG)
         except numba.core.errors.NumbaError as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise StrategyError(

@@ -40,7 +40,7 @@ def _lean(dispatcher):
         try:
             checked = {"boundscheck": True} if dispatcher.targetoptions.get("boundscheck") else {}
             lean = numba.njit(cache=True, _nrt=False, **checked)(_renamed(dispatcher.py_func, "_lean"))
-            lean.get_compile_result(STRATEGY_SIG)
+            lean.compile(STRATEGY_SIG)
         except Exception:  # it needs reference counting (or this numba lacks the option): the ordinary compile
             lean = None
         _LEAN[dispatcher] = lean
