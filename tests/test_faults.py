@@ -139,6 +139,27 @@ def test_the_lock_file_is_removed_however_a_run_ends(tmp_path, sig):
     assert code == 0 and not (out / ".lock").exists(), text
 
 
+HANDLER_PROBE = """
+import os, signal, sys, time
+from tractor_sim.play import sandbox
+sandbox.remove_on_interrupt(sys.argv[1])
+with sandbox.interruptible():
+    os.kill(os.getpid(), signal.SIGINT)  # the C handler answers at once, as inside a kernel call
+    time.sleep(30)
+print("the handler did not end the process")
+"""
+
+
+def test_ctrl_c_inside_the_interruptible_block_removes_the_lock_and_exits_130(tmp_path):
+    """sandbox._hard_handler's machine code: unlink the lock path it was given, write its line, exit 130."""
+    lock = tmp_path / ".lock"
+    lock.write_text("held")
+    done = subprocess.run([sys.executable, "-c", HANDLER_PROBE, str(lock)], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    assert (done.returncode, done.stdout) == (130, "")
+    assert done.stderr.strip().startswith("error: interrupted") and not lock.exists()
+
+
 def test_two_runs_at_once_into_one_directory_one_is_refused(tmp_path, tiny):
     exp = tmp_path / "long.toml"
     exp.write_text(TINY.replace("count = 60", "count = 1000000").replace("chunk_size = 20", "chunk_size = 20000"))
