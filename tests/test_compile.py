@@ -452,6 +452,50 @@ def test_the_idle_strategy_is_typed_as_a_strategy_function():
     assert numba.typeof((idle, idle)) == types.UniTuple(STRATEGY_TYPE, 2)
 
 
+# A process that calls rng.stream_key from Python (a root of the package: its callees mix64 and
+# siphash24 compiled as callees), and a root of its own; it prints the LLVM optimisation level of the
+# function passes run over each function before linking (None: numba's own, O3), by function.
+ROOT_PASSES_PROBE = r"""
+import numpy as np
+from numba import njit
+from numba.core.codegen import JITCPUCodegen
+from tractor_sim.core.kernels import rng
+
+levels = {}
+plain = JITCPUCodegen._function_pass_manager
+def recording(self, **kwargs):
+    passes, builder = plain(self, **kwargs)
+    class Recorded:
+        def run(self, func, builder):
+            for name in ("stream_key", "mix64", "siphash24", "outside"):
+                if name in func.name and not func.is_declaration and "cpython" not in func.name \
+                        and not func.name.startswith("cfunc"):
+                    levels.setdefault(name, set()).add(kwargs.get("opt"))
+            return passes.run(func, builder)
+    return Recorded(), builder
+JITCPUCodegen._function_pass_manager = recording
+
+@njit
+def outside(x):  # not the package's: numba's own way
+    return x + 1
+
+print(rng.stream_key(np.uint64(7), 1, 2, 3), outside(1))
+print(*(f"{name}:{sorted(levels.get(name, ()), key=str)}" for name in ("stream_key", "mix64", "siphash24", "outside")))
+"""
+
+
+@jit_only
+def test_a_roots_own_functions_get_the_cheaper_function_passes_before_linking(tmp_path):
+    """A root of the package (called from Python: compiled with its wrappers) gets O1 function passes
+    before linking (unowned._optimize_functions), its module passes after linking being numba's;
+    its callees and a function from elsewhere keep numba's (O3).  The results are the same."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", ROOT_PASSES_PROBE], capture_output=True, text=True, check=True,
+                         env=env).stdout.splitlines()
+    assert out == [f"{rng.stream_key(np.uint64(7), 1, 2, 3)} 2",
+                   f"stream_key:[{unowned._ROOT_FUNCTION_PASSES}] mix64:[None] siphash24:[None] outside:[None]"]
+
+
 # A process that compiles a caller of the package's rng functions (compiled as callees: finalized for
 # linking only) and a function of its own; then another caller, in the same process or, with the cache
 # the first filled, in a new one.
