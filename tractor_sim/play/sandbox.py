@@ -82,7 +82,7 @@ def _hard_handler():
     directory stays consistent (parts are renamed into place whole; the
     lock dies with the process), only the chunk in flight is lost.
 
-    It is five calls of LLVM IR holding this process's addresses (libc's functions, the text, the
+    It is three calls in LLVM IR holding this process's addresses (libc's functions, the text, the
     lock path's buffer), made into machine code by llvmlite, numba's own backend: 4 ms at each
     command's start, where the numba cfunc it was (which no cache can keep: the addresses change
     with each process) took 0.15 s of a warm quick start's 3.

@@ -31,10 +31,11 @@ under NUMBA_DISABLE_JIT.
 
 The second part is compile time (``faster_compiles``, ``lazy_signature``): numba's inliner without
 its quadratic copies, no literal specializations of this package's functions, numpy's error model
-for them, no wrappers for the ones compiled only for compiled callers, numba's liveness analysis
-over bit sets, its SSA form built visiting only each variable's blocks, its flags and variable lists
-read faster, ABI sizes remembered, and declared signatures compiled at first use, callees finalized
-only for their callers to link, and the types of calls to built-in functions remembered.
+for them, only the wrappers each use needs (none for a callee, C's for a first-class value), numba's
+liveness analysis over bit sets, its SSA form built visiting only each variable's blocks, its flags
+and variable lists read faster, ABI sizes remembered, declared signatures compiled at first use,
+callees finalized only for their callers to link, a root's own functions given cheaper function
+passes before the module's, and the types of calls to built-in functions remembered.
 """
 
 import collections
