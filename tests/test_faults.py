@@ -142,6 +142,7 @@ def test_the_lock_file_is_removed_however_a_run_ends(tmp_path, sig):
 HANDLER_PROBE = """
 import os, signal, sys, time
 from tractor_sim.play import sandbox
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a test worker's parent ignores it)
 sandbox.remove_on_interrupt(sys.argv[1])
 with sandbox.interruptible():
     os.kill(os.getpid(), signal.SIGINT)  # the C handler answers at once, as inside a kernel call
