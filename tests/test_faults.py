@@ -142,7 +142,6 @@ def test_the_lock_file_is_removed_however_a_run_ends(tmp_path, sig):
 HANDLER_PROBE = """
 import os, signal, sys, time
 from tractor_sim.play import sandbox
-signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a test worker's parent ignores it)
 sandbox.remove_on_interrupt(sys.argv[1])
 with sandbox.interruptible():
     os.kill(os.getpid(), signal.SIGINT)  # the C handler answers at once, as inside a kernel call
@@ -156,7 +155,8 @@ def test_ctrl_c_inside_the_interruptible_block_removes_the_lock_and_exits_130(tm
     lock = tmp_path / ".lock"
     lock.write_text("held")
     done = subprocess.run([sys.executable, "-c", HANDLER_PROBE, str(lock)], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+                          timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+                          preexec_fn=_as_at_a_terminal)
     assert (done.returncode, done.stdout) == (130, "")
     assert done.stderr.strip().startswith("error: interrupted") and not lock.exists()
 
