@@ -39,6 +39,7 @@ passes before the module's, and the types of calls to built-in functions remembe
 """
 
 import collections
+import contextlib
 import copy
 import importlib.machinery
 import importlib.util
@@ -203,6 +204,18 @@ def _ours(dispatcher) -> bool:
     return _in_package(dispatcher.py_func)
 
 
+@contextlib.contextmanager
+def _compiling_for(dispatcher, use: str):
+    """While inside, what ``dispatcher`` compiles is for ``use`` (_AS_CALLEE, _AS_VALUE: _callee_flags)."""
+    compiler = dispatcher._compiler
+    was = getattr(compiler, use, False)
+    setattr(compiler, use, True)
+    try:
+        yield
+    finally:
+        setattr(compiler, use, was)
+
+
 def _call_template(self, args, kws):
     """Dispatcher.get_call_template with literal argument types made plain for this package's
     functions, and what it compiles compiled as a callee (``_callee_flags``).  numba types a call
@@ -214,13 +227,8 @@ def _call_template(self, args, kws):
         return _plain_call_template(self, args, kws)
     args = tuple(types.unliteral(a) for a in args)
     kws = {k: types.unliteral(v) for k, v in kws.items()}
-    compiler = self._compiler
-    was = getattr(compiler, _AS_CALLEE, False)
-    setattr(compiler, _AS_CALLEE, True)
-    try:
+    with _compiling_for(self, _AS_CALLEE):
         return _plain_call_template(self, args, kws)
-    finally:
-        setattr(compiler, _AS_CALLEE, was)
 
 
 # ------------------------------------------------ each compile with only the wrappers its use needs
@@ -317,16 +325,11 @@ def _compile_result(self, sig):
     and only with it unless Python wants the signature too."""
     if not _ours(self):
         return _plain_compile_result(self, sig)
-    compiler = self._compiler
-    was = getattr(compiler, _AS_VALUE, False)
-    setattr(compiler, _AS_VALUE, True)
-    try:
+    with _compiling_for(self, _AS_VALUE):
         cres = self.overloads.get(tuple(sig.args))
         if cres is not None and self._can_compile and not _addressable(cres):
             self.compile(sig)
         return _plain_compile_result(self, sig)
-    finally:
-        setattr(compiler, _AS_VALUE, was)
 
 
 # ------------------------------------------------ callees linked, never run
