@@ -22,6 +22,13 @@ jit_only = pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled dispatc
 
 
 @jit_only
+def _in_a_process(source, cache, *args) -> list:
+    """The lines ``source`` prints, run as a new process with numba's disk cache in ``cache``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-c", source, *args], capture_output=True, text=True, check=True,
+                          env=env).stdout.splitlines()
+
+
 def test_importing_the_engine_compiles_nothing():
     code = ("import tractor_sim.runs.engine\n"
             "from tractor_sim.core.kernels import deal, match\n"
@@ -48,9 +55,7 @@ def test_a_chunk_calls_the_driver_without_compiling_a_copy(tmp_path):
             "    engine.run_chunk(engine.ChunkSpec('t', ('random', 'random'), ('random', 'random'), 0, 'fixed', 0, 2,"
             " 1, rules.to_dict()))\n"
             "    print(*counts())\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert out.stdout.splitlines() == ["1 0 0 0", "1 1 0 1"]
+    assert _in_a_process(code, tmp_path) == ["1 0 0 0", "1 1 0 1"]
 
 
 @jit_only
@@ -366,11 +371,8 @@ def test_a_callee_compiles_without_wrappers_and_gets_them_when_python_wants_it(t
     """The package's functions compiled for a compiled caller have no wrappers (unowned._callee_flags),
     others keep numba's; Python's call, a first-class use, or a later process calling from Python
     gets a compile with them (it is cached: the process after that loads it)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
-
     def run(mode):
-        return subprocess.run([sys.executable, "-c", CALLEE_PROBE, mode], capture_output=True, text=True,
-                              check=True, env=env).stdout.splitlines()
+        return _in_a_process(CALLEE_PROBE, tmp_path, mode)
 
     callee = run("callee")
     key = callee[3].split()[0]
@@ -425,11 +427,8 @@ def test_a_first_class_use_compiles_only_cs_wrapper_and_python_gets_its_own(tmp_
     (unowned._compile_result); one compiled for a caller is compiled again with it; a call from Python
     gets Python's; each is cached and loaded by a later process.  numba's own implementations
     (np.empty's, called by compiled code only) get no C wrapper."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
-
     def run(mode):
-        return subprocess.run([sys.executable, "-c", VALUE_PROBE, mode], capture_output=True, text=True,
-                              check=True, env=env).stdout.splitlines()
+        return _in_a_process(VALUE_PROBE, tmp_path, mode)
 
     value = str(rng.mix64(np.uint64(7)))
     assert run("callee") == [value, "False False 0 1 __main__"]  # the caller's wrapper only
@@ -489,9 +488,7 @@ def test_a_roots_own_functions_get_the_cheaper_function_passes_before_linking(tm
     """A root of the package (called from Python: compiled with its wrappers) gets O1 function passes
     before linking (unowned._optimize_functions), its module passes after linking being numba's;
     its callees and a function from elsewhere keep numba's (O3).  The results are the same."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", ROOT_PASSES_PROBE], capture_output=True, text=True, check=True,
-                         env=env).stdout.splitlines()
+    out = _in_a_process(ROOT_PASSES_PROBE, tmp_path)
     assert out == [f"{rng.stream_key(np.uint64(7), 1, 2, 3)} 2",
                    f"stream_key:[{unowned._ROOT_FUNCTION_PASSES}] mix64:[None] siphash24:[None] outside:[None]"]
 
@@ -535,11 +532,8 @@ def test_a_callee_is_finalized_for_linking_only_and_its_cached_ir_links_into_new
     """The package's callees get no machine code of their own (unowned._finalize_for_linking): their
     callers' modules hold it; a function from elsewhere keeps numba's.  The cache keeps a callee's IR
     (unowned.LINKING_KIND): a new process compiling another caller links it and computes the same."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(tmp_path)}
-
     def run(mode):
-        return subprocess.run([sys.executable, "-c", LINKING_PROBE, mode], capture_output=True, text=True,
-                              check=True, env=env).stdout.splitlines()
+        return _in_a_process(LINKING_PROBE, tmp_path, mode)
 
     first = run("first")
     assert first[:2] == ["True True False False", "False False True True"]
