@@ -19,7 +19,7 @@ from tractor_sim.stats import chain
 
 from tractor_sim.stats import summary as stats
 from tractor_sim.report import contexts as report_contexts
-from tractor_sim.report import plots, render, sections
+from tractor_sim.report import render, sections
 from tractor_sim.report.numbers import interval, number
 from tractor_sim.rules.options import RulesError, as_rules
 
@@ -265,6 +265,8 @@ def build_report(run_dir) -> tuple[Path, Path]:
 
     rules = _rules(manifest)
     decks = _game_size(manifest).decks  # the level table's rows are 20 * decks points wide
+    shown, note = _plot_sample(deals)
+    figures = _deal_figures(shown, note, decks, run_dir)
     summary = report_contexts.with_context(stats.matchup_summary(deals, matches), deals)
     summary.to_csv(run_dir / "summary.csv", index=False)
     rated = sections.rate(deals)
@@ -273,6 +275,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     match_mode = bool((deals["match_id"].to_numpy() >= 0).any())
     name = str(manifest.get("name", run_dir.name))
     matchup_names = [m for m, _ in _matchups(deals)]
+    figures += _figures(shown, note, matches, summary, markov, match_mode, run_dir)  # drawn while the text is made
 
     b: list[tuple] = [("h", 1, f"tractor-sim report: {name}")]
     b += [("headline", _headline(summary, rated)), ("p", _measured_against(manifest, rules, match_mode))]
@@ -293,7 +296,7 @@ def build_report(run_dir) -> tuple[Path, Path]:
     b += [("h", 2, "Tables")] + _tables(rated, summary, deals, matches, decks, match_mode, run_dir)
     b += _markov_blocks(markov, markov_skipped, summary, rules, match_mode)
     b += report_contexts.blocks(by_context, run_dir)
-    b += _figures(deals, matches, summary, markov, decks, match_mode, run_dir)
+    b += figures
 
     from tractor_sim.report.viewer import report_blocks
 
@@ -351,23 +354,29 @@ def _markov_blocks(markov: list[dict], skipped: list, summary, rules, match_mode
     return b
 
 
-def _figures(deals, matches, summary, markov: list[dict], decks: int, match_mode: bool, run_dir: Path) -> list[tuple]:
-    """The descriptive figures (a sample of a big run's deals) and the win probability heatmaps."""
+def _deal_figures(shown, note: str, decks: int, run_dir: Path) -> list[tuple]:
+    """The figures of the deals alone (``shown``: _plot_sample's), begun first: report.drawing may draw
+    them while the rest of the report is worked out."""
     b: list[tuple] = [("h", 2, "Figures")]
-    shown, note = _plot_sample(deals)
     render.figure(b, run_dir, "opp_points.png", "Points taken as defenders (the opponents' total p), by the defending "
-                  "policy" + note, lambda path: plots.plot_opp_points(shown, path, decks))
+                  "policy" + note, "plot_opp_points", shown, decks)
     render.figure(b, run_dir, "row_frequencies.png", "Level-table row frequencies by declaring policy" + note,
-                  lambda path: plots.plot_row_frequencies(shown, path, decks))
+                  "plot_row_frequencies", shown, decks)
+    return b
+
+
+def _figures(shown, note: str, matches, summary, markov: list[dict], match_mode: bool, run_dir: Path) -> list[tuple]:
+    """The other figures: level changes, deals per match, level trajectories, the win probability heatmaps."""
+    b: list[tuple] = []
     render.figure(b, run_dir, "level_change.png", "Net levels per deal with 95% intervals (clustered)",
-                  plots.plot_level_change, summary)
+                  "plot_level_change", summary)
     if matches is not None:
-        render.figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+        render.figure(b, run_dir, "deals_per_match.png", "Deals per match", "plot_deals_per_match", matches)
     else:
         b += [("p", f"Deals per match: skipped, {NO_MATCHES}.")]
     if match_mode:
         render.figure(b, run_dir, "level_trajectories.png", "Levels through a match" + note,
-                      plots.plot_level_trajectories, shown)
+                      "plot_level_trajectories", shown)
     else:
         b += [("p", f"Level trajectories: skipped, {NO_MATCHES}.")]
     if len(markov) > MAX_HEATMAPS:
@@ -375,8 +384,7 @@ def _figures(deals, matches, summary, markov: list[dict], decks: int, match_mode
                     "the table above has them all.")]
     for i, r in enumerate(markov[:MAX_HEATMAPS]):
         title = f"P({r['policy_a']} wins) by starting levels, {r['matchup']}"
-        render.figure(b, run_dir, f"win_probability_{i}.png", title,
-                      lambda path, t=r["table"], title=title: plots.plot_win_heatmap(t, path, title))
+        render.figure(b, run_dir, f"win_probability_{i}.png", title, "plot_win_heatmap", r["table"], title)
     if not markov:
         b += [("p", "Win probability heatmap: skipped, no matchup of two policies with both declaring.")]
     return b
@@ -442,7 +450,7 @@ def _friends_report(run_dir: Path, manifest: dict) -> tuple[Path, Path]:
     b: list[tuple] = [("h", 1, f"tractor-sim report: {name}")]
     b += body
     if matches is not None:
-        render.figure(b, run_dir, "deals_per_match.png", "Deals per match", plots.plot_deals_per_match, matches)
+        render.figure(b, run_dir, "deals_per_match.png", "Deals per match", "plot_deals_per_match", matches)
     b += _appendix(manifest, name, deals, matches, "matches" if match_mode else
                    "fixed levels (every player at the same level)", [m for m, _ in _matchups(deals)], rules)
     return _write_report(run_dir, manifest, name, b)
@@ -457,6 +465,7 @@ def _write_report(run_dir: Path, manifest: dict, name: str, b: list) -> tuple[Pa
           ("code", f"tractor-sim report {run_dir}", "sh"),
           ("p", "Versions:"),
           ("list", _versions(manifest.get("versions")))]
+    b = render.settled(b)
     md_path, html_path = run_dir / "report.md", run_dir / "report.html"
     md_path.write_text(render.markdown(b))
     html_path.write_text(render.html_page(b, f"tractor-sim report: {name}", run_dir))

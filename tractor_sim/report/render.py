@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tractor_sim.report import drawing
 from tractor_sim.report.numbers import number
 
 
@@ -89,11 +90,27 @@ def html_page(blocks: list[tuple], title: str, run_dir: Path) -> str:
             f"<style>{CSS}</style></head><body>\n" + "\n".join(out) + "\n</body></html>\n")
 
 
-def figure(blocks: list, run_dir: Path, name: str, caption: str, draw, *args) -> None:
-    """Draw one figure into blocks, or a line saying why it was skipped."""
-    try:
-        draw(*args, run_dir / "figures" / name)
-    except Exception as e:  # a figure must never sink the report
-        blocks.append(("p", f"{caption}: skipped, the plot failed ({type(e).__name__}: {e})."))
-        return
-    blocks.append(("figure", f"figures/{name}", caption))
+def figure(blocks: list, run_dir: Path, name: str, caption: str, plot: str, data, *extra) -> None:
+    """One figure into blocks: ``plots.<plot>(data, path, *extra)``, drawn by report.drawing (perhaps in
+    a helper process while the report goes on); ``settled`` makes it the figure, or a line saying why it
+    was skipped."""
+    path = run_dir / "figures" / name
+    blocks.append(("drawing", drawing.draw(plot, path, data, *extra), (plot, path, data, *extra),
+                   f"figures/{name}", caption))
+
+
+def settled(blocks: list) -> list:
+    """The blocks with each figure waited for: a figure must never sink the report."""
+    out = []
+    for block in blocks:
+        if block[0] != "drawing":
+            out.append(block)
+            continue
+        _, future, call, rel, caption = block
+        try:
+            drawing.drawn(future, *call)
+        except Exception as e:  # noqa: BLE001 - any plot error: the report says it and goes on
+            out.append(("p", f"{caption}: skipped, the plot failed ({type(e).__name__}: {e})."))
+        else:
+            out.append(("figure", rel, caption))
+    return out

@@ -14,7 +14,7 @@ from tractor_sim.stats import dist
 from tractor_sim.stats import ratings
 
 from tractor_sim.stats import summary as stats
-from tractor_sim.report import plots
+from tractor_sim.report import render
 from tractor_sim.report.numbers import interval, plus_minus, p_value
 
 
@@ -117,13 +117,9 @@ def forest(r: dict, run_dir: Path, suffix: str = "") -> list[tuple]:
     for i, part in enumerate(r.get("parts") or [r]):
         tag = f"_{i + 1}" if r.get("parts") else ""
         fit = part["fit"]
-        try:
-            plots.plot_ratings(fit["ratings"], run_dir / "figures" / f"ratings{tag}.png", fit["anchor"], part["unit"])
-            out.append(("figure", f"figures/ratings{tag}.png",
-                        (f"Part {i + 1}: " if tag else "") + "Ratings with simultaneous 95% intervals (clustered "
-                        f"by {part['unit']} id), top-rated first"))
-        except Exception as e:  # a figure must never sink the report
-            out.append(("p", f"Ratings figure: skipped, the plot failed ({type(e).__name__}: {e})."))
+        render.figure(out, run_dir, f"ratings{tag}.png", (f"Part {i + 1}: " if tag else "")
+                      + f"Ratings with simultaneous 95% intervals (clustered by {part['unit']} id), top-rated first",
+                      "plot_ratings", fit["ratings"], fit["anchor"], part["unit"])
         out.append(("p", (f"Part {i + 1} order: " if tag else "Order: ") + ratings.order_text(fit, part["pairwise"])
                     + " ('>' resolved at 5% familywise, Holm; '≈' not)."))
     return out

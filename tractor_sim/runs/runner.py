@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,6 +104,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     every case.
     """
     from tractor_sim.runs import experiment as X
+    from tractor_sim.report import drawing
     from tractor_sim.runs import fingerprint
     from tractor_sim.runs.store import RunStore, refuse_another_game
 
@@ -128,35 +129,38 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         plugins += [p for p in sandbox.plugins(s) if p not in plugins]
     isolate = bool(plugins) or chunk_timeout is not None
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
-    with _terminable(), RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
-        manifest = store.open(repair=repair)
-        todo = [s for s in specs if not store.done(s, index)]
-        skipped = len(specs) - len(todo)
-        if log and store.repaired:
-            log("repaired: " + "; ".join(store.repaired))
-        if log and skipped:
-            log(f"resuming: {skipped} of {len(specs)} chunks already done")
-        manifest["plugins"] = plugins
-        t0 = time.perf_counter()
-        try:
-            with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor:
-                manifest["backend"] = executor.describe() if executor else "local: in this process"
-                if todo:
-                    _compile_first(todo, executor, timeout, compiling)
-                with (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) \
-                        as advance:
-                    for result in iter_results(todo, executor, timeout):
-                        store.write(result, index)
-                        advance(len(result.deals), result.extra.get("decisions", 0))
-        except SimulationError as e:
-            raise type(e)(f"{e}\n(the chunks finished before this one are kept in {out_dir}; "
-                          "fix and run again to resume)") from None
-        n_deals = store.finalize(manifest, time.perf_counter() - t0, expected=specs)
-        result = RunResult(out_dir, n_deals, manifest, len(specs), skipped, list(store.repaired))
-    if report:
-        from tractor_sim.report import build_report
+    with ExitStack() as figures:  # report.drawing's helper, open until the report is written
+        with _terminable(), RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
+            manifest = store.open(repair=repair)
+            if report:  # the inputs are checked: the report's figures get a helper, its imports beside the run
+                figures.enter_context(drawing.helper())
+            todo = [s for s in specs if not store.done(s, index)]
+            skipped = len(specs) - len(todo)
+            if log and store.repaired:
+                log("repaired: " + "; ".join(store.repaired))
+            if log and skipped:
+                log(f"resuming: {skipped} of {len(specs)} chunks already done")
+            manifest["plugins"] = plugins
+            t0 = time.perf_counter()
+            try:
+                with make_executor(backend, workers, scheduler, specs=todo, isolate=isolate) as executor:
+                    manifest["backend"] = executor.describe() if executor else "local: in this process"
+                    if todo:
+                        _compile_first(todo, executor, timeout, compiling)
+                    with (progress(len(specs), skipped) if progress else nullcontext(lambda n, decisions=0: None)) \
+                            as advance:
+                        for result in iter_results(todo, executor, timeout):
+                            store.write(result, index)
+                            advance(len(result.deals), result.extra.get("decisions", 0))
+            except SimulationError as e:
+                raise type(e)(f"{e}\n(the chunks finished before this one are kept in {out_dir}; "
+                              "fix and run again to resume)") from None
+            n_deals = store.finalize(manifest, time.perf_counter() - t0, expected=specs)
+            result = RunResult(out_dir, n_deals, manifest, len(specs), skipped, list(store.repaired))
+        if report:
+            from tractor_sim.report import build_report
 
-        result.report = build_report(out_dir)
+            result.report = build_report(out_dir)
     return result
 
 
