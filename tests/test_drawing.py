@@ -14,35 +14,18 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 from tractor_sim.report import drawing
 
-EXPERIMENT = """
-name = "drawn"
-seed = 5
-mode = "fixed"
-count = 40
-duplicate = true
-chunk_size = 20
-
-[fixed]
-levels = ["2", "2"]
-declaring_team = 0
-
-[[matchup]]
-a = "basic"
-b = "random"
-
-[[matchup]]
-a = "expert"
-b = "basic"
-"""
+QUICKSTART = Path(__file__).parents[1] / "experiments" / "quickstart.toml"
 
 RUN = """
 import os, sys
 from tractor_sim.runs import experiment, runner
 exp = experiment.load(sys.argv[1])
-done = runner.run_experiment(exp, sys.argv[2])
+exp.count, exp.chunk_size = 40, 20  # the quick start's two matchups, small
+runner.run_experiment(exp, sys.argv[2])
 """
 
 
@@ -53,14 +36,7 @@ def _in_a_process(source: str, *args) -> subprocess.CompletedProcess:
     return r
 
 
-def _experiment(tmp_path):
-    path = tmp_path / "drawn.toml"
-    path.write_text(EXPERIMENT)
-    return path
-
-
 def test_the_helper_draws_the_same_figures_and_report_as_this_process(tmp_path):
-    exp = _experiment(tmp_path)
     helped, here = tmp_path / "helped", tmp_path / "here"
     r = _in_a_process(RUN + """
 print("matplotlib here:", "matplotlib" in sys.modules)
@@ -68,7 +44,7 @@ from tractor_sim.report import build_report
 import shutil
 shutil.copytree(sys.argv[2], sys.argv[3], ignore=shutil.ignore_patterns("report.*", "figures", "summary.csv"))
 build_report(sys.argv[3])  # no helper open: drawn in this process
-""", exp, helped, here)
+""", QUICKSTART, helped, here)
     assert "matplotlib here: False" in r.stdout  # the run's own process never drew a figure
     figures = sorted(p.name for p in (helped / "figures").iterdir())
     assert len(figures) == 6 and figures == sorted(p.name for p in (here / "figures").iterdir())
@@ -85,7 +61,7 @@ from tractor_sim.report import plots
 def boom(*args):
     raise ValueError("no ink")
 plots.plot_level_change = boom  # the helper forks with it
-""" + RUN, _experiment(tmp_path), out)
+""" + RUN, QUICKSTART, out)
     md = (out / "report.md").read_text()
     assert "Net levels per deal with 95% intervals (clustered): skipped, the plot failed (ValueError: no ink)." in md
     assert not (out / "figures" / "level_change.png").exists()
@@ -109,7 +85,7 @@ def fatal_in_the_helper(*args):
 plots.plot_opp_points = fatal_in_the_helper
 """ + RUN + """
 print("drawn here:", drawn_by == [run_process])
-""", _experiment(tmp_path), out)
+""", QUICKSTART, out)
     assert "drawn here: True" in r.stdout
     md = (out / "report.md").read_text()
     assert "the plot failed" not in md and md.count("](figures/") == 6
