@@ -1,6 +1,7 @@
 """The report's figures drawn in a helper process (report.drawing): the same report and pixels as drawn
 in the run's own process, a failing plot skipped with its reason, a helper that dies replaced by drawing
-here, no helper left behind by a run process killed, none forked beside another thread.
+here, no helper left behind by a run process killed, none holding the run directory's lock, none forked
+beside another thread.
 
 Each case runs in a process of its own: the test runner's workers have threads, where no helper forks.
 """
@@ -117,6 +118,25 @@ def _running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat[stat.rindex(")") + 2] != "Z"
+
+
+def test_the_helper_holds_no_copy_of_the_run_directorys_lock(tmp_path):
+    """Forked before the store locks the directory: a run killed with -9 leaves its lock free at once."""
+    out = tmp_path / "run"
+    run = subprocess.Popen([sys.executable, "-m", "tractor_sim.cli", "run", str(QUICKSTART), "--out", str(out),
+                            "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and run.poll() is None and len(list(out.glob("parts/*.deals.parquet"))) < 2:
+            time.sleep(0.02)
+        children = [int(c) for c in open(f"/proc/{run.pid}/task/{run.pid}/children").read().split()]
+        assert children, "no helper beside the run"
+        for child in children:
+            held = [os.readlink(f"/proc/{child}/fd/{fd}") for fd in os.listdir(f"/proc/{child}/fd")]
+            assert not [f for f in held if f.endswith(".lock")], held
+    finally:
+        run.kill()
+        run.wait()
 
 
 def test_no_helper_is_forked_beside_another_thread(tmp_path):

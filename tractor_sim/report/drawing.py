@@ -56,7 +56,12 @@ def helper():
         yield
         return
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_start_helper)
-    pool.submit(int)  # forks the helper now, so its imports run beside the run
+    try:
+        pool.submit(int)  # forks the helper now, so its imports run beside the run
+    except OSError:  # no process to be had (a process limit, memory): the figures are drawn here
+        pool.shutdown(wait=False)
+        yield
+        return
     _pool = pool
     try:
         yield

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,11 +129,11 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
         plugins += [p for p in sandbox.plugins(s) if p not in plugins]
     isolate = bool(plugins) or chunk_timeout is not None
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
-    with ExitStack() as figures:  # report.drawing's helper, open until the report is written
+    # report.drawing's helper for the figures: its imports beside the run; forked before the store locks the
+    # directory, so it holds no copy of the lock
+    with drawing.helper() if report else nullcontext():
         with _terminable(), RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
             manifest = store.open(repair=repair)
-            if report:  # the inputs are checked: the report's figures get a helper, its imports beside the run
-                figures.enter_context(drawing.helper())
             todo = [s for s in specs if not store.done(s, index)]
             skipped = len(specs) - len(todo)
             if log and store.repaired:
