@@ -9,8 +9,11 @@ So the test files that compile the same kernel set are one group and
 run on one worker, one after another: each game size compiles once per
 session; a test of another file parametrized by one of those sizes (``game``) joins the size's
 group.  Every other file is a group of its own (a file's tests share its
-module-level state, e.g. registered test strategies).  Without xdist the
-groups do nothing (the scheduler at the end of this file places them).
+module-level state, e.g. registered test strategies).  The groups start costliest first, by the seconds
+each file took in a cold default tier (tests/durations.json; a fresh clone's
+TRACTOR_TEST_DURATIONS=$PWD/tests/durations.json make test writes it again): by their number of tests, a small file of heavy tests started last and
+held a worker alone at the end.  Without xdist the groups do nothing (the scheduler at the end of this
+file places them).
 
 Hypothesis keeps its example database in the repository (tests/hypothesis-db),
 so an input that failed once is tried again first on every machine. Profiles:
@@ -133,6 +136,34 @@ def _group(item):
     return SIZED.get(_size_key(game)) or SHARED.get(item.path.name, item.path.name)
 
 
+DURATIONS = Path(__file__).parent / "durations.json"  # per test file: [seconds, tests] in a cold default tier
+RECORD = "TRACTOR_TEST_DURATIONS"  # a path: the controller writes each file's [seconds, tests] there at the end
+_taken: dict[str, list] = {}
+
+
+def pytest_runtest_logreport(report):
+    if os.environ.get(RECORD):
+        taken = _taken.setdefault(report.nodeid.split("::")[0], [0.0, set()])
+        taken[0] += report.duration  # setup, call and teardown
+        taken[1].add(report.nodeid)
+
+
+def pytest_sessionfinish(session):
+    if os.environ.get(RECORD) and _taken and not hasattr(session.config, "workerinput"):
+        Path(os.environ[RECORD]).write_text("{\n" + ",\n".join(
+            f'"{f}": [{t:.1f}, {len(ids)}]' for f, (t, ids) in sorted(_taken.items())) + "\n}\n")
+
+
+def _cost(nodeids, timed: dict) -> float:
+    """A group's expected seconds: each file's as timed when the same number of its tests ran (the
+    default tier), else a fifth of a second per test (the slow tier: the order by number of tests)."""
+    files: dict[str, int] = {}
+    for nodeid in nodeids:
+        file = nodeid.split("::")[0]
+        files[file] = files.get(file, 0) + 1
+    return sum(timed[f][0] if timed.get(f, (0, -1))[1] == n else 0.2 * n for f, n in files.items())
+
+
 # xdist's own ``loadgroup`` reads ``xdist_group`` marks through a suffix it writes into the node ids,
 # which pytest 9.2 no longer reads back (Node.nodeid is derived from the structured id): every test
 # became a group of its own and both workers compiled every kernel set at once.  So each worker writes
@@ -162,7 +193,8 @@ def pytest_collection_modifyitems(config, items):
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadgroup``: xdist's scope scheduling, a scope being a kernel set (_group), read from
     the workers' files (each collected the same tests); the long tests go first, each on the next free
-    worker, then the scopes with most tests: a long test started last would hold the run's end alone."""
+    worker, then the scopes by their expected seconds (_cost), most first: a long test or a costly group
+    started last would hold the run's end alone."""
     if config.getoption("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -176,7 +208,14 @@ def pytest_xdist_make_scheduler(config, log):
                 self.groups = json.loads(files[0].read_text()) if files else {}
             return self.groups.get(nodeid, nodeid)
 
+        ordered = False
+
         def _assign_work_unit(self, node):
+            if not self.ordered:  # the first assignment: the queue is whole
+                timed = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+                for scope in sorted(self.workqueue, key=lambda s: -_cost(self.workqueue[s], timed)):
+                    self.workqueue.move_to_end(scope)
+                self.ordered = True
             first = next((scope for scope in self.workqueue if scope.startswith(LONG)), None)
             if first is not None:
                 self.workqueue.move_to_end(first, last=False)

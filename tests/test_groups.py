@@ -32,3 +32,19 @@ def test_the_files_of_one_kernel_set_run_on_one_worker(tmp_path):
     search = [workers[name] for name in ("test_search", "test_sampler", "test_learned")]
     assert all(len(w) == 1 for w in search) and search[0] == search[1] == search[2], workers
     assert workers["test_alone"].isdisjoint(search[0]), workers  # the other group: the other worker
+
+
+def test_a_group_costs_its_files_timed_seconds_for_the_tests_that_were_timed():
+    """tests/durations.json orders the groups; a file's seconds count only when as many of its tests run as
+    were timed (the default tier): the slow tier's groups keep their order by number of tests."""
+    try:
+        from tests.conftest import _cost
+    except ImportError:  # tests/ on sys.path instead of the project root
+        from conftest import _cost
+
+    timed = {"tests/test_a.py": [30.0, 2], "tests/test_b.py": [1.0, 3]}
+    a = ["tests/test_a.py::one", "tests/test_a.py::two"]
+    b = [f"tests/test_b.py::t{k}" for k in range(3)]
+    assert _cost(a, timed) == 30.0 and _cost(a + b, timed) == 31.0
+    assert _cost(a[:1], timed) == 0.2  # another selection of the file's tests
+    assert _cost(["tests/test_new.py::x", "tests/test_new.py::y"], timed) == 0.4  # a file not timed yet
