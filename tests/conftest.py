@@ -11,9 +11,9 @@ session; a test of another file parametrized by one of those sizes (``game``) jo
 group.  Every other file is a group of its own (a file's tests share its
 module-level state, e.g. registered test strategies).  The groups start costliest first, by the seconds
 each file took in a cold default tier (tests/durations.json; a fresh clone's
-TRACTOR_TEST_DURATIONS=$PWD/tests/durations.json make test writes it again): by their number of tests, a small file of heavy tests started last and
-held a worker alone at the end.  Without xdist the groups do nothing (the scheduler at the end of this
-file places them).
+TRACTOR_TEST_DURATIONS=$PWD/tests/durations.json make test writes it again): by their number of tests,
+a small file of heavy tests started last and held a worker alone at the end.  Without xdist the groups
+do nothing (the scheduler at the end of this file places them).
 
 Hypothesis keeps its example database in the repository (tests/hypothesis-db),
 so an input that failed once is tried again first on every machine. Profiles:
