@@ -21,7 +21,6 @@ from tractor_sim.rules.options import Rules
 jit_only = pytest.mark.skipif(numba_config.DISABLE_JIT, reason="compiled dispatchers only")
 
 
-@jit_only
 def _in_a_process(source, cache, *args) -> list:
     """The lines ``source`` prints, run as a new process with numba's disk cache in ``cache``."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), "NUMBA_CACHE_DIR": str(cache)}
@@ -29,6 +28,7 @@ def _in_a_process(source, cache, *args) -> list:
                           env=env).stdout.splitlines()
 
 
+@jit_only
 def test_importing_the_engine_compiles_nothing():
     code = ("import tractor_sim.runs.engine\n"
             "from tractor_sim.core.kernels import deal, match\n"
