@@ -22,7 +22,7 @@ from tractor_sim.report import drawing
 QUICKSTART = Path(__file__).parents[1] / "experiments" / "quickstart.toml"
 
 RUN = """
-import os, sys
+import sys
 from tractor_sim.runs import experiment, runner
 exp = experiment.load(sys.argv[1])
 exp.count, exp.chunk_size = 40, 20  # the quick start's two matchups, small
