@@ -129,14 +129,41 @@ def test_the_lock_file_is_removed_however_a_run_ends(tmp_path, sig):
     exp.write_text(TINY.replace("count = 60", "count = 4000").replace("chunk_size = 20", "chunk_size = 50"))
     out = tmp_path / "run"
     proc = _cli(["run", exp, "--out", out, "--quiet"])
-    while proc.poll() is None and _sealed(out) < 2:
+    while _sealed(out) < 2:
+        assert proc.poll() is None, ("the run ended before two of its 160 parts were seen", _done(proc))
         time.sleep(0.02)
     proc.send_signal(sig)
     code, text = _done(proc)
-    assert code == 130 and "Traceback" not in text, text
+    assert code == 130 and "Traceback" not in text, (f"{_sealed(out)} of 160 parts sealed", text)
     assert not (out / ".lock").exists()
     code, text = _done(_cli(["run", exp, "--out", out, "--quiet"]))  # resumes, and ends without a lock
     assert code == 0 and not (out / ".lock").exists(), text
+
+
+def test_a_signal_while_the_report_is_built_ends_as_an_interruption(tmp_path, tiny, monkeypatch):
+    """SIGTERM after the last chunk, while the report is built: the run's message and exit 130, not
+    Python's silent default (-15); nothing lost, and the same command again writes the report."""
+    from tractor_sim import report
+
+    def terminated(out_dir):
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler raises at the next bytecode
+        raise AssertionError("SIGTERM did not interrupt the report")
+
+    def unhandled(signum, _frame):
+        raise AssertionError("SIGTERM reached the test's own handler: the run had none while reporting")
+
+    monkeypatch.setattr(report, "build_report", terminated)
+    args = ["run", str(tiny), "--out", str(tmp_path / "run"), "--quiet"]
+    before = signal.signal(signal.SIGTERM, unhandled)  # without the run's handler, this one answers
+    try:
+        r = _run(args)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    _clean(r.exit_code, r.output, 130, "interrupted")
+    assert (tmp_path / "run" / "deals.parquet").exists() and not (tmp_path / "run" / ".lock").exists()
+    monkeypatch.undo()
+    r = _run(args)
+    assert r.exit_code == 0 and (tmp_path / "run" / "report.html").exists(), r.output
 
 
 HANDLER_PROBE = """

@@ -131,8 +131,8 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
     # report.drawing's helper for the figures: its imports beside the run; forked before the store locks the
     # directory, so it holds no copy of the lock
-    with drawing.helper() if report else nullcontext():
-        with _terminable(), RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
+    with _terminable(), drawing.helper() if report else nullcontext():
+        with RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
             manifest = store.open(repair=repair)
             todo = [s for s in specs if not store.done(s, index)]
             skipped = len(specs) - len(todo)
@@ -166,8 +166,9 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
 
 @contextmanager
 def _terminable():
-    """SIGTERM and SIGHUP during a run end it as Ctrl-C does (finished chunks kept, the .lock file
-    removed by the store's close): Python's default for them ends the process without cleaning up.
+    """SIGTERM and SIGHUP during a run, its report included, end it as Ctrl-C does (finished chunks
+    kept, the .lock file removed by the store's close, exit 130 with a message): Python's default for
+    them ends the process without a word.
     Only the main thread may set handlers; elsewhere the defaults stay."""
     import signal
     import threading
