@@ -130,11 +130,11 @@ def test_the_lock_file_is_removed_however_a_run_ends(tmp_path, sig):
     out = tmp_path / "run"
     proc = _cli(["run", exp, "--out", out, "--quiet"])
     while _sealed(out) < 2:
-        assert proc.poll() is None, ("the run ended before two of its 160 parts were seen", _done(proc))
+        assert proc.poll() is None, ("the run ended before two of its parts were seen sealed", _done(proc))
         time.sleep(0.02)
     proc.send_signal(sig)
     code, text = _done(proc)
-    assert code == 130 and "Traceback" not in text, (f"{_sealed(out)} of 160 parts sealed", text)
+    assert code == 130 and "Traceback" not in text, (f"{_sealed(out)} parts sealed in the end", text)
     assert not (out / ".lock").exists()
     code, text = _done(_cli(["run", exp, "--out", out, "--quiet"]))  # resumes, and ends without a lock
     assert code == 0 and not (out / ".lock").exists(), text

@@ -131,7 +131,7 @@ def run_experiment(exp, out: str | Path | None = None, *, command: str = "", wor
     timeout = chunk_timeout if chunk_timeout is not None else sandbox.DEFAULT_CHUNK_TIMEOUT if plugins else None
     # report.drawing's helper for the figures: its imports beside the run; forked before the store locks the
     # directory, so it holds no copy of the lock
-    with _terminable(), drawing.helper() if report else nullcontext():
+    with _terminable(), (drawing.helper() if report else nullcontext()):
         with RunStore(out_dir, expd, command, fingerprint.of_run(exp)) as store:
             manifest = store.open(repair=repair)
             todo = [s for s in specs if not store.done(s, index)]
